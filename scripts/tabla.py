@@ -1,0 +1,60 @@
+"""The ``tabla`` command: a thin dispatcher to one module per sub-command.
+
+Each sub-command module defines ``add_arguments(parser)`` and ``run(args) -> int``; only
+the module of the command being run is imported, so ``tabla legal`` does not load torch.
+Errors that reach here as :class:`CliError` (or ``ValueError`` subclasses raised for bad
+input) are printed as one line on stderr with exit status 2, never as a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "legal": ("scripts.cmd_legal", "list the legal plays of a roll"),
+    "hint": ("engine.query_cli", "ranked plays for a roll, or the cube decision"),
+    "eval": ("engine.query_cli", "probabilities and equity of a position"),
+    "cube": ("engine.query_cli", "cube decision and cubeful equities"),
+    "engine": ("engine.protocol", "the JSON-lines engine protocol on stdin/stdout"),
+    "train": ("training.cli", "TD(lambda) self-play training"),
+    "arena": ("eval.arena_cli", "play two bots against each other"),
+    "play": ("eval.play", "play against Tabla in the terminal"),
+    "bench": ("scripts.bench", "benchmarks: movegen, selfplay, search, accuracy"),
+}
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    top = argparse.ArgumentParser(prog="tabla", description="Tabla backgammon engine")
+    top.add_argument("command", choices=sorted(COMMANDS), help="; ".join(f"{k}: {v[1]}" for k, v in COMMANDS.items()))
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        top.parse_args(argv[:1] if argv else ["--help"])
+        return 2
+    name = argv[0]
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"tabla {name}", description=COMMANDS[name][1])
+    if hasattr(module, "add_arguments_for"):
+        module.add_arguments_for(name, parser)
+    else:
+        module.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    args.command = name
+    try:
+        return int(module.run(args) or 0)
+    except (CliError, ValueError, OSError) as exc:
+        print(f"tabla {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tabla {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
