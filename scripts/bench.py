@@ -1,0 +1,32 @@
+"""``tabla bench KIND``: dispatch to one benchmark module per kind.
+
+Each ``scripts.bench_<kind>`` module defines ``add_arguments(parser)`` and ``run(args)``;
+every benchmark measures gnubg-nn in the same run where a reference exists, prints the
+ratio, and with ``--json`` prints one JSON object with the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+KINDS = {
+    "movegen": "move generation: distinct results per second vs gnubg-nn moves()",
+    "selfplay": "self-play training games per second",
+    "search": "decisions per second at ply 1 and 2 vs gnubg-nn best_move",
+    "accuracy": "equity lost per decision vs gnubg-nn 2-ply",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="kind", required=True)
+    for kind, help_text in KINDS.items():
+        p = sub.add_parser(kind, help=help_text, description=help_text)
+        p.add_argument("--json", action="store_true", help="print one JSON object with the figures")
+        p.add_argument("--seed", type=int, default=1, help="seed of the position set")
+        module = importlib.import_module(f"scripts.bench_{kind}")
+        module.add_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    module = importlib.import_module(f"scripts.bench_{args.kind}")
+    return int(module.run(args) or 0)
