@@ -26,6 +26,7 @@ The weights are the figures Tesauro published with ``pubeval.c`` (public domain)
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from engine.movegen import legal_results
 
@@ -108,15 +109,45 @@ def pubeval_scores(boards: np.ndarray, race: bool | np.ndarray | None = None) ->
     ``race``: which weights to use, one flag or one per board; it should describe the
     position *before* the play. ``None`` classifies the boards themselves (after the play).
     """
-    b = np.asarray(boards).reshape(-1, 26)
+    b = np.ascontiguousarray(np.asarray(boards).reshape(-1, 26), dtype=np.int8)
     if race is None:
         race = is_race_batch(b)
-    race = np.broadcast_to(np.asarray(race, dtype=bool), (b.shape[0],))
-    x = pubeval_inputs(b)
-    scores = np.where(race, x @ _WEIGHTS_RACE, x @ _WEIGHTS_CONTACT).astype(np.float64)
-    won = (np.where(b[:, 1:26] > 0, b[:, 1:26], 0).sum(axis=1)) == 0
-    scores[won] = WIN_SCORE
-    return scores
+    race = np.ascontiguousarray(np.broadcast_to(np.asarray(race, dtype=np.bool_), (b.shape[0],)))
+    out = np.empty(b.shape[0], np.float64)
+    _scores_kernel(b, race, _WEIGHTS_RACE, _WEIGHTS_CONTACT, out)
+    return out
+
+
+@njit(cache=True)
+def _scores_kernel(boards, race, w_race, w_contact, out):
+    """``out[i] = w . x(boards[i])`` in float32 like the original; see :func:`pubeval_inputs`."""
+    for i in range(boards.shape[0]):
+        w = w_race if race[i] else w_contact
+        b = boards[i]
+        s = np.float32(0.0)
+        on_board = 0
+        for p in range(1, 25):
+            n = b[p]
+            k = 5 * (24 - p)
+            if n == -1:
+                s += w[k]
+            elif n == 1:
+                s += w[k + 1]
+                on_board += 1
+            elif n >= 2:
+                s += w[k + 2]
+                on_board += n
+                if n == 3:
+                    s += w[k + 3]
+                elif n >= 4:
+                    s += w[k + 4] * np.float32((n - 3) / 2.0)
+        on_board += b[25]
+        if on_board == 0:
+            out[i] = WIN_SCORE
+            continue
+        s += w[120] * np.float32(-b[0] / 2.0)
+        s += w[121] * np.float32((15 - on_board) / 15.0)
+        out[i] = s
 
 
 def choose_index(children: np.ndarray, race_before: bool | np.ndarray) -> int:
