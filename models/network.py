@@ -1,0 +1,116 @@
+"""The value network: encoded position in, five probabilities for the player on roll out.
+
+Five outputs are produced as conditional probabilities so that they are always
+consistent (``win_backgammon <= win_gammon <= win``, ``lose_backgammon <= lose_gammon
+<= 1 - win``)::
+
+    win            = σ(a0)
+    win_gammon     = win · σ(a1)
+    win_backgammon = win_gammon · σ(a2)
+    lose_gammon    = (1 − win) · σ(a3)
+    lose_backgammon= lose_gammon · σ(a4)
+
+:class:`ValueNet` (torch) is used for training; :class:`NumpyNet` holds the same weights
+for fast inference without torch and implements :class:`engine.evaluator.Evaluator`.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from models.encoding import NUM_INPUTS, encode
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the network."""
+
+    inputs: int = NUM_INPUTS
+    """Number of inputs; must equal the encoding's :data:`models.encoding.NUM_INPUTS`."""
+    hidden: int = 128
+    """Hidden units (one hidden layer, sigmoid)."""
+    encoding: str = "tabla-v1"
+    """Name of the input encoding the weights were trained with."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def conditional_to_probs_np(z: np.ndarray) -> np.ndarray:
+    """Map the five raw outputs to consistent probabilities (numpy)."""
+    s = _sigmoid(z.astype(np.float32, copy=False))
+    out = np.empty_like(s)
+    out[:, 0] = s[:, 0]
+    out[:, 1] = s[:, 0] * s[:, 1]
+    out[:, 2] = out[:, 1] * s[:, 2]
+    out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
+    out[:, 4] = out[:, 3] * s[:, 4]
+    return out
+
+
+class NumpyNet:
+    """Inference with plain numpy: an :class:`engine.evaluator.Evaluator`."""
+
+    def __init__(self, config: NetConfig, weights: dict[str, np.ndarray]) -> None:
+        if config.inputs != NUM_INPUTS:
+            raise ValueError(f"the model expects {config.inputs} inputs, this encoding has {NUM_INPUTS}")
+        self.config = config
+        self.w1 = np.ascontiguousarray(weights["fc1.weight"].T, dtype=np.float32)
+        self.b1 = np.asarray(weights["fc1.bias"], dtype=np.float32)
+        self.w2 = np.ascontiguousarray(weights["fc2.weight"].T, dtype=np.float32)
+        self.b2 = np.asarray(weights["fc2.bias"], dtype=np.float32)
+        if self.w1.shape != (config.inputs, config.hidden) or self.w2.shape != (config.hidden, 5):
+            raise ValueError("weight shapes do not match the network config")
+
+    def forward_inputs(self, x: np.ndarray) -> np.ndarray:
+        """Probabilities from already encoded inputs (N, inputs)."""
+        h = x @ self.w1
+        h += self.b1
+        np.negative(h, out=h)
+        np.exp(h, out=h)
+        h += 1.0
+        np.reciprocal(h, out=h)
+        return conditional_to_probs_np(h @ self.w2 + self.b2)
+
+    def evaluate(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 26) boards, player on roll → (N, 5) probabilities."""
+        if len(boards) == 0:
+            return np.zeros((0, 5), np.float32)
+        return self.forward_inputs(encode(boards))
+
+
+def make_torch_net(config: NetConfig):
+    """Build the torch module (imports torch lazily so that inference never needs it)."""
+    import torch
+    from torch import nn
+
+    class ValueNet(nn.Module):
+        """One hidden sigmoid layer, five conditional sigmoid outputs."""
+
+        def __init__(self, cfg: NetConfig) -> None:
+            super().__init__()
+            self.config = cfg
+            self.fc1 = nn.Linear(cfg.inputs, cfg.hidden)
+            self.fc2 = nn.Linear(cfg.hidden, 5)
+
+        def forward(self, x: "torch.Tensor") -> "torch.Tensor":
+            """Encoded inputs → consistent probabilities (N, 5)."""
+            s = torch.sigmoid(self.fc2(torch.sigmoid(self.fc1(x))))
+            w = s[:, 0]
+            wg = w * s[:, 1]
+            wbg = wg * s[:, 2]
+            lg = (1 - w) * s[:, 3]
+            lbg = lg * s[:, 4]
+            return torch.stack([w, wg, wbg, lg, lbg], dim=1)
+
+    return ValueNet(config)
+
+
+def numpy_weights(module) -> dict[str, np.ndarray]:
+    """The torch module's weights as numpy arrays (copies)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}

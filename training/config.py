@@ -1,0 +1,46 @@
+"""Training settings: one dataclass, every field documented, passed explicitly."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass
+class TrainConfig:
+    """TD(λ) self-play settings."""
+
+    hidden: int = 128
+    """Hidden units of the value network."""
+    lam: float = 0.7
+    """λ of the λ-return targets (0 = TD(0), 1 = Monte Carlo game result)."""
+    lr: float = 1e-3
+    """Initial Adam learning rate."""
+    lr_final: float = 2e-4
+    """Learning rate reached after ``lr_decay_games`` games (linear in log space)."""
+    lr_decay_games: int = 3_000_000
+    """Games over which the learning rate decays from ``lr`` to ``lr_final``."""
+    batch_size: int = 1024
+    """Positions per gradient step."""
+    parallel_games: int = 256
+    """Games each worker plays at once (move generation and evaluation are batched)."""
+    workers: int = 2
+    """Worker processes; each plays and learns on the shared weights (Hogwild)."""
+    epsilon: float = 0.0
+    """Chance of a uniformly random play (exploration); the dice explore well on their own."""
+    max_game_plies: int = 600
+    """A game longer than this is abandoned without learning from it."""
+    checkpoint_minutes: float = 5.0
+    """Minutes between checkpoints."""
+    eval_minutes: float = 10.0
+    """Minutes between strength checks against pubeval (0 = never)."""
+    eval_games: int = 400
+    """Games of each strength check (duplicate dice, so pairs)."""
+    seed: int = 1
+    """Seed of all randomness."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def lr_at(self, games: int) -> float:
+        """The learning rate after ``games`` games."""
+        f = min(1.0, games / max(1, self.lr_decay_games))
+        return self.lr * (self.lr_final / self.lr) ** f

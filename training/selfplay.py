@@ -1,0 +1,176 @@
+"""Batched self-play: many games at once, one move generation and one network call per ply.
+
+The network picks every play at 1-ply for the side on roll: each distinct result is
+flipped to the opponent's view and evaluated; the play with the best cubeless equity for
+the mover wins. The value of the chosen result is, at the same time, the network's
+prediction for the next state, which the λ-return targets of :func:`lambda_targets` use.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.movegen import children_batch
+from engine.position import Position, flip_array
+
+
+@njit(cache=True)
+def mover_result(children):
+    """Points the mover won with each child board (0 = the game goes on).
+
+    A child is a board after the mover's play, still in the mover's view.
+    """
+    n = children.shape[0]
+    out = np.zeros(n, np.int8)
+    for k in range(n):
+        b = children[k]
+        left = 0
+        for i in range(1, 26):
+            if b[i] > 0:
+                left += b[i]
+        if left > 0:
+            continue
+        opp_on = 0
+        back = False
+        for i in range(0, 25):
+            if b[i] < 0:
+                opp_on -= b[i]
+                if i <= 6:
+                    back = True
+        if opp_on < 15:
+            out[k] = 1
+        elif back:
+            out[k] = 3
+        else:
+            out[k] = 2
+    return out
+
+
+@njit(cache=True)
+def segment_argmax(values, offsets, rand, epsilon, rand_pick):
+    """Index of the best value within each segment ``offsets[i]:offsets[i+1]``.
+
+    With probability ``epsilon`` (``rand[i] < epsilon``) a uniformly random member instead.
+    """
+    n = offsets.shape[0] - 1
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        a = offsets[i]
+        b = offsets[i + 1]
+        if rand[i] < epsilon:
+            out[i] = a + int(rand_pick[i] * (b - a))
+            continue
+        best = a
+        for k in range(a + 1, b):
+            if values[k] > values[best]:
+                best = k
+        out[i] = best
+    return out
+
+
+def loser_probs(points: np.ndarray) -> np.ndarray:
+    """Exact probabilities for the side on roll after the opponent won ``points`` (1-3)."""
+    p = np.zeros((len(points), 5), np.float32)
+    p[:, 3] = points >= 2
+    p[:, 4] = points >= 3
+    return p
+
+
+@njit(cache=True)
+def lambda_targets(vals, length, lam):
+    """λ-return targets of one game.
+
+    ``vals[t]`` (t = 1..length) is the prediction for state t from the view of the side on
+    roll there; ``vals[length]`` is the exact result. Returns the targets of states
+    0..length-1, each from the view of the side on roll at that state::
+
+        G[length-1] = flip(vals[length])
+        G[t]        = flip((1 - λ) · vals[t+1] + λ · G[t+1])
+    """
+    out = np.empty((length, 5), np.float32)
+    g = np.empty(5, np.float64)
+    mix = np.empty(5, np.float64)
+    for k in range(5):
+        g[k] = vals[length, k]
+    for t in range(length - 1, -1, -1):
+        for k in range(5):
+            if t == length - 1:
+                mix[k] = g[k]
+            else:
+                mix[k] = (1.0 - lam) * vals[t + 1, k] + lam * g[k]
+        g[0] = 1.0 - mix[0]
+        g[1] = mix[3]
+        g[2] = mix[4]
+        g[3] = mix[1]
+        g[4] = mix[2]
+        for k in range(5):
+            out[t, k] = g[k]
+    return out
+
+
+def opening_dice(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` opening rolls: two different dice."""
+    d = rng.integers(1, 7, size=(n, 2))
+    same = d[:, 0] == d[:, 1]
+    while same.any():
+        d[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
+        same = d[:, 0] == d[:, 1]
+    return d
+
+
+class SelfPlay:
+    """``n`` games played at once by one evaluation function.
+
+    ``evaluate(boards) -> (N, 5)`` probabilities for the player on roll.
+    """
+
+    def __init__(self, n: int, rng: np.random.Generator, max_plies: int = 600, epsilon: float = 0.0) -> None:
+        self.n = n
+        self.rng = rng
+        self.max_plies = max_plies
+        self.epsilon = epsilon
+        self.boards = np.tile(Position.start().array(), (n, 1))
+        self.ply = np.zeros(n, np.int64)
+        self.hist_boards = np.zeros((n, max_plies + 1, 26), np.int8)
+        self.hist_vals = np.zeros((n, max_plies + 1, 5), np.float32)
+
+    def step(self, evaluate) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Play one ply in every game; return ``(boards, predictions)`` of finished games.
+
+        ``predictions[t]`` is as :func:`lambda_targets` wants it (row 0 unused).
+        """
+        n = self.n
+        dice = self.rng.integers(1, 7, size=(n, 2))
+        first = self.ply == 0
+        if first.any():
+            dice[first] = opening_dice(self.rng, int(first.sum()))
+        children, offsets = children_batch(self.boards, dice)
+        result = mover_result(children)
+        opp = flip_array(children)
+        probs = np.empty((len(children), 5), np.float32)
+        live = result == 0
+        if live.any():
+            probs[live] = evaluate(opp[live])
+        ended = ~live
+        if ended.any():
+            probs[ended] = loser_probs(result[ended])
+        # equity for the mover = minus the opponent's cubeless equity
+        p = probs
+        eq_opp = 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+        rnd = self.rng.random(n) if self.epsilon > 0 else np.ones(n)
+        idx = segment_argmax(-eq_opp, offsets, rnd, self.epsilon, self.rng.random(n))
+        rows = np.arange(n)
+        self.hist_boards[rows, self.ply] = self.boards
+        self.ply += 1
+        self.hist_vals[rows, self.ply] = probs[idx]
+        self.boards = opp[idx]
+        done = result[idx] > 0
+        finished = []
+        too_long = self.ply >= self.max_plies
+        for g in np.flatnonzero(done | too_long):
+            if done[g]:
+                t = int(self.ply[g])
+                finished.append((self.hist_boards[g, :t].copy(), self.hist_vals[g, : t + 1].copy()))
+            self.boards[g] = Position.start().array()
+            self.ply[g] = 0
+        return finished

@@ -1,0 +1,256 @@
+"""TD(λ) self-play training with worker processes sharing one network (Hogwild).
+
+Each worker plays ``parallel_games`` games at once with the shared weights
+(:class:`training.selfplay.SelfPlay`), turns every finished game into λ-return targets
+(forward view of TD(λ)) and takes Adam steps on the shared weights. The main process
+shows progress, writes tensorboard scalars, checks strength against pubeval now and
+then, and writes checkpoints atomically every few minutes.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.checkpoint import export_npz, load_checkpoint, save_checkpoint
+from models.encoding import encode
+from models.network import NetConfig, NumpyNet, make_torch_net, numpy_weights
+from training.config import TrainConfig
+from training.selfplay import SelfPlay, lambda_targets
+
+log = logging.getLogger(__name__)
+
+
+def _worker(wid: int, net, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, opt_state) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng([cfg.seed, wid])
+    torch.manual_seed(cfg.seed * 1000 + wid)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    if opt_state is not None:
+        try:
+            opt.load_state_dict(opt_state)
+        except (ValueError, KeyError):
+            log.warning("worker %d: optimizer state did not fit; starting fresh", wid)
+    sp = SelfPlay(cfg.parallel_games, rng, cfg.max_game_plies, cfg.epsilon)
+
+    def evaluate(boards: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return net(torch.from_numpy(encode(boards))).numpy()
+
+    buf_b: list[np.ndarray] = []
+    buf_t: list[np.ndarray] = []
+    nbuf = 0
+    seen_req = ckpt_req.value
+    while not stop.is_set():
+        for boards, vals in sp.step(evaluate):
+            buf_b.append(boards)
+            buf_t.append(lambda_targets(vals, len(boards), cfg.lam))
+            nbuf += len(boards)
+            with counters["games"].get_lock():
+                counters["games"].value += 1
+            with counters["positions"].get_lock():
+                counters["positions"].value += len(boards)
+        while nbuf >= cfg.batch_size:
+            b = np.concatenate(buf_b)
+            t = np.concatenate(buf_t)
+            perm = rng.permutation(len(b))
+            x = torch.from_numpy(encode(b[perm[: cfg.batch_size]]))
+            y = torch.from_numpy(t[perm[: cfg.batch_size]])
+            rest = perm[cfg.batch_size :]
+            buf_b, buf_t, nbuf = [b[rest]], [t[rest]], len(rest)
+            lr = cfg.lr_at(counters["games"].value)
+            for group in opt.param_groups:
+                group["lr"] = lr
+            pred = net(x)
+            loss = ((pred - y) ** 2).sum(dim=1).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            with counters["loss"].get_lock():
+                counters["loss"].value += loss.item()
+                counters["steps"].value += 1
+        if ckpt_req.value != seen_req:
+            seen_req = ckpt_req.value
+            ckpt_q.put((wid, seen_req, opt.state_dict()))
+
+
+@dataclass
+class TrainState:
+    """What a run carries across checkpoints."""
+
+    games: int = 0
+    positions: int = 0
+    wall_seconds: float = 0.0
+    metrics: dict[str, Any] = field(default_factory=dict)
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def strength_check(weights: dict, config: NetConfig, games: int, seed: int) -> dict[str, float]:
+    """ppg of the current net (1-ply) against pubeval, duplicate dice; {} if unavailable."""
+    try:
+        from eval.duel import EvaluatorPlayer, PubevalPlayer, duel
+    except ImportError:
+        return {}
+    res = duel(EvaluatorPlayer(NumpyNet(config, weights)), PubevalPlayer(), games=games, seed=seed)
+    return {"eval/ppg_vs_pubeval": float(res.ppg), "eval/ppg_vs_pubeval_ci95": float(res.ci95)}
+
+
+def train(
+    cfg: TrainConfig,
+    out_dir: Path,
+    games: int | None = None,
+    minutes: float | None = None,
+    resume: Path | None = None,
+    progress: bool = True,
+) -> TrainState:
+    """Run self-play training until ``games`` more games or ``minutes`` have passed."""
+    import torch
+    import torch.multiprocessing as mp
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    state = TrainState()
+    opt_states: list[Any] = []
+    config = NetConfig(hidden=cfg.hidden)
+    net = make_torch_net(config)
+    if resume is not None:
+        ck = load_checkpoint(resume)
+        config = NetConfig(**ck["net_config"])
+        net = make_torch_net(config)
+        net.load_state_dict(ck["weights"])
+        state.games = int(ck.get("games", 0))
+        state.positions = int(ck.get("positions", 0))
+        state.wall_seconds = float(ck.get("wall_seconds", 0.0))
+        state.metrics = dict(ck.get("metrics", {}))
+        state.history = list(ck.get("history", []))
+        opt_states = list(ck.get("optimizer", []))
+        log.info("resumed from %s at %d games", resume, state.games)
+    net.share_memory()
+
+    ctx = mp.get_context("fork")
+    counters = {
+        "games": ctx.Value("q", state.games),
+        "positions": ctx.Value("q", state.positions),
+        "loss": ctx.Value("d", 0.0),
+        "steps": ctx.Value("q", 0),
+    }
+    stop = ctx.Event()
+    ckpt_req = ctx.Value("q", 0)
+    ckpt_q = ctx.Queue()
+    procs = []
+    for w in range(cfg.workers):
+        st = opt_states[w] if w < len(opt_states) else None
+        p = ctx.Process(target=_worker, args=(w, net, cfg, counters, stop, ckpt_req, ckpt_q, st), daemon=True)
+        p.start()
+        procs.append(p)
+
+    writer = SummaryWriter(log_dir=str(out_dir / "tb"))
+    start_games = state.games
+    target_games = None if games is None else start_games + games
+    t0 = time.time()
+    wall0 = state.wall_seconds
+    last_ckpt = last_eval = t0
+    last_log_t, last_log_games = t0, start_games
+    bar = tqdm(total=games, initial=0, unit="game", disable=not progress, dynamic_ncols=True)
+
+    def checkpoint(tag: str = "latest") -> None:
+        ckpt_req.value += 1
+        req = ckpt_req.value
+        got: dict[int, Any] = {}
+        deadline = time.time() + 60
+        while len(got) < sum(p.is_alive() for p in procs) and time.time() < deadline:
+            try:
+                wid, r, sd = ckpt_q.get(timeout=1.0)
+                if r == req:
+                    got[wid] = sd
+            except queue.Empty:
+                pass
+        weights = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        payload = {
+            "net_config": config.to_dict(),
+            "train_config": cfg.to_dict(),
+            "weights": weights,
+            "optimizer": [got.get(w) for w in range(cfg.workers)],
+            "games": state.games,
+            "positions": state.positions,
+            "wall_seconds": state.wall_seconds,
+            "metrics": state.metrics,
+            "history": state.history,
+        }
+        save_checkpoint(out_dir / f"{tag}.pt", payload)
+        export_npz(
+            out_dir / f"{tag}.npz",
+            config,
+            {k: v.numpy() for k, v in weights.items()},
+            {"games": state.games, "wall_seconds": state.wall_seconds, "metrics": state.metrics},
+        )
+        log.info("checkpoint %s at %d games", tag, state.games)
+
+    try:
+        while True:
+            time.sleep(1.0)
+            now = time.time()
+            state.games = counters["games"].value
+            state.positions = counters["positions"].value
+            state.wall_seconds = wall0 + (now - t0)
+            bar.update(state.games - start_games - bar.n)
+            if now - last_log_t >= 10:
+                gps = (state.games - last_log_games) / (now - last_log_t)
+                with counters["loss"].get_lock():
+                    steps = counters["steps"].value
+                    loss = counters["loss"].value / steps if steps else float("nan")
+                    counters["loss"].value = 0.0
+                    counters["steps"].value = 0
+                writer.add_scalar("train/games_per_s", gps, state.games)
+                if not math.isnan(loss):
+                    writer.add_scalar("train/td_error", loss, state.games)
+                writer.add_scalar("train/lr", cfg.lr_at(state.games), state.games)
+                state.metrics["train/games_per_s"] = gps
+                state.metrics["train/td_error"] = loss
+                bar.set_postfix(gps=f"{gps:.0f}", td=f"{loss:.4f}", ppg=state.metrics.get("eval/ppg_vs_pubeval", float("nan")))
+                last_log_t, last_log_games = now, state.games
+            if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
+                m = strength_check(numpy_weights(net), config, cfg.eval_games, seed=state.games)
+                for k, v in m.items():
+                    writer.add_scalar(k, v, state.games)
+                state.metrics.update(m)
+                if m:
+                    state.history.append({"games": state.games, "wall_seconds": state.wall_seconds, **m})
+                    log.info("strength at %d games: %s", state.games, m)
+                last_eval = time.time()
+            if now - last_ckpt >= cfg.checkpoint_minutes * 60:
+                checkpoint()
+                last_ckpt = time.time()
+            if target_games is not None and state.games >= target_games:
+                break
+            if minutes is not None and now - t0 >= minutes * 60:
+                break
+            if not any(p.is_alive() for p in procs):
+                raise RuntimeError("all training workers died")
+    except KeyboardInterrupt:
+        log.warning("interrupted: writing a final checkpoint")
+    finally:
+        state.games = counters["games"].value
+        state.positions = counters["positions"].value
+        state.wall_seconds = wall0 + (time.time() - t0)
+        try:
+            checkpoint()
+        finally:
+            stop.set()
+            for p in procs:
+                p.join(timeout=10)
+                if p.is_alive():
+                    p.terminate()
+            bar.close()
+            writer.close()
+    return state
