@@ -1,0 +1,378 @@
+"""The engine's queries for Python programs: legal plays, best play, evaluation, cube.
+
+>>> from engine.api import Engine                              # doctest: +SKIP
+>>> eng = Engine.default()              # the shipped model    # doctest: +SKIP
+>>> q = eng.query(position_id="4HPwATDgc/ABMA")                # doctest: +SKIP
+>>> eng.best(q.position, (3, 1), ply=2, top=3).plays[0].play   # doctest: +SKIP
+'8/5 6/5'
+>>> eng.cube(q.position, ply=1, state=q.state).action          # doctest: +SKIP
+'no_double'
+
+Positions are :class:`engine.position.Position` objects seen from the player on roll;
+:meth:`Engine.query` (or :func:`resolve_query`) builds one, with its cube state and dice,
+from a GNU Backgammon Position ID (+ optional Match ID) or an XGID plus explicit fields.
+Every answer is a plain frozen dataclass; ``to_dict()`` gives the protocol's JSON fields.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.cube import CubeDecision, CubeOwner, CubeState, decide, cash_value
+from engine.dice import Roll
+from engine.evaluator import Evaluator, cubeless_equity, probs_dict
+from engine.ids import IdError, match_info_from_id, position_from_id, position_id, xgid_from_text
+from engine.met import MatchEquityTable
+from engine.notation import format_play
+from engine.position import Position
+from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
+
+DEFAULT_MAX_CUBE = 64
+
+
+class QueryError(ValueError):
+    """A request that cannot be answered: bad position, dice, state or ply."""
+
+
+# --------------------------------------------------------------------------- queries
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A position with the player on roll, its cube state and (optionally) the dice."""
+
+    position: Position
+    state: CubeState = CubeState()
+    dice: Roll | None = None
+
+
+def parse_dice(dice: Any) -> Roll:
+    """``[3, 1]``, ``(3, 1)``, ``"31"`` or ``"3-1"`` → :class:`Roll`; QueryError otherwise."""
+    try:
+        if isinstance(dice, str):
+            return Roll.parse(dice)
+        if isinstance(dice, (list, tuple)) and len(dice) == 2 and all(
+            isinstance(d, int) and not isinstance(d, bool) for d in dice
+        ):
+            return Roll.of(dice[0], dice[1])
+    except ValueError as exc:
+        raise QueryError(str(exc)) from None
+    raise QueryError(f"dice must be two numbers 1-6 like [3, 1], got {dice!r}")
+
+
+def resolve_query(
+    position_id: str | None = None,
+    xgid: str | None = None,
+    match_id: str | None = None,
+    dice: Any = None,
+    **fields: Any,
+) -> Query:
+    """Build a :class:`Query` the way the protocol reads a request.
+
+    Exactly one of ``position_id`` / ``xgid``. An XGID's own cube, score, turn and dice
+    apply (its maximum cube is capped at 64); a Match ID gives cube and score; explicit
+    ``fields`` (``cube_value``, ``cube_owner``, ``match_length``, ``score``, ``crawford``,
+    ``jacoby``, ``beavers``, ``max_cube``) override both.
+    """
+    if (position_id is None) == (xgid is None):
+        raise QueryError("give exactly one of position_id and xgid")
+    unknown = set(fields) - {"cube_value", "cube_owner", "match_length", "score", "crawford", "jacoby", "beavers", "max_cube"}
+    if unknown:
+        raise QueryError(f"unknown game-state field {sorted(unknown)[0]!r}")
+    base: dict[str, Any] = {}
+    roll: Roll | None = None
+    try:
+        if xgid is not None:
+            if match_id is not None:
+                raise QueryError("give a Match ID with a Position ID, not with an XGID")
+            x = xgid_from_text(xgid)
+            position = x.position
+            base = dict(
+                cube_value=x.cube_value,
+                cube_owner=x.cube_owner_relative(),
+                match_length=x.match_length,
+                score=x.score_relative(),
+                crawford=x.crawford,
+                jacoby=x.jacoby,
+                beavers=x.beavers,
+                max_cube=min(x.max_cube, DEFAULT_MAX_CUBE),
+            )
+            if x.dice is not None:
+                roll = Roll.of(*x.dice)
+        else:
+            if not isinstance(position_id, str):
+                raise QueryError("position_id must be a string")
+            position = position_from_id(position_id)
+            if match_id is not None:
+                if not isinstance(match_id, str):
+                    raise QueryError("match_id must be a string")
+                m = match_info_from_id(match_id)
+                base = dict(
+                    cube_value=m.cube_value,
+                    cube_owner=m.cube_owner_relative(),
+                    match_length=m.match_length,
+                    score=m.score_relative(),
+                    crawford=m.crawford,
+                    jacoby=m.jacoby if m.is_money else False,
+                )
+                if m.dice != (0, 0):
+                    roll = Roll.of(*m.dice)
+    except IdError as exc:
+        raise QueryError(str(exc)) from None
+    base.update(fields)
+    for key in ("cube_value", "match_length", "max_cube"):
+        if key in base and not (isinstance(base[key], int) and not isinstance(base[key], bool)):
+            raise QueryError(f"{key} must be an integer, got {base[key]!r}")
+    for key in ("crawford", "jacoby", "beavers"):
+        if key in base and not isinstance(base[key], bool):
+            raise QueryError(f"{key} must be true or false, got {base[key]!r}")
+    if "score" in base:
+        sc = base["score"]
+        if not (isinstance(sc, (list, tuple)) and len(sc) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in sc)):
+            raise QueryError(f"score must be [player_on_roll, opponent], got {sc!r}")
+        base["score"] = tuple(sc)
+    if "cube_owner" in base and not isinstance(base["cube_owner"], (str, CubeOwner)):
+        raise QueryError(f"cube_owner must be centre, player or opponent, got {base['cube_owner']!r}")
+    names = {"cube_value": "value", "cube_owner": "owner"}
+    state = CubeState(**{names.get(k, k): v for k, v in base.items()})  # CubeStateError: a ValueError
+    if dice is not None:
+        roll = parse_dice(dice)
+    return Query(position=position, state=state, dice=roll)
+
+
+# --------------------------------------------------------------------------- answers
+@dataclass(frozen=True, slots=True)
+class PlayInfo:
+    """One play: notation, steps, the resulting Position ID (opponent on roll) and values.
+
+    ``equity`` (cubeless) and ``probabilities`` are for the player who plays, after the
+    play; ``cubeful_equity`` (per cube value, or MWC in a match) when the cube was used to
+    rank; ``difference``: to the best play, in the ranking's units.
+    """
+
+    play: str
+    steps: tuple[tuple[int, int], ...]
+    position_id: str
+    equity: float | None = None
+    probabilities: dict[str, float] | None = None
+    cubeful_equity: float | None = None
+    difference: float | None = None
+    ply: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"play": self.play, "steps": [list(s) for s in self.steps], "position_id": self.position_id}
+        if self.equity is not None:
+            d["equity"] = round(self.equity, 6)
+            d["probabilities"] = self.probabilities
+        if self.cubeful_equity is not None:
+            d["cubeful_equity"] = round(self.cubeful_equity, 6)
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class BestResult:
+    """The ranked plays of a roll, best first (``plays[0]`` is the choice)."""
+
+    plays: tuple[PlayInfo, ...]
+    ply: int
+    mwc: bool = False
+
+    def to_dict(self, with_candidates: bool = True) -> dict[str, Any]:
+        best = self.plays[0].to_dict()
+        if with_candidates:
+            best["candidates"] = [p.to_dict() for p in self.plays]
+        return best
+
+
+@dataclass(frozen=True, slots=True)
+class EvalResult:
+    """A position before the roll: probabilities and equities for the player on roll.
+
+    ``cubeful_equity``: the value of the proper cube action (per cube value for money,
+    MWC in a match with ``mwc``).
+    """
+
+    probabilities: dict[str, float]
+    equity: float
+    cubeful_equity: float
+    ply: int
+    mwc: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "probabilities": self.probabilities,
+            "equity": round(self.equity, 6),
+            "cubeful_equity": round(self.cubeful_equity, 6),
+        }
+        if self.mwc:
+            d["mwc"] = True
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class CubeResult:
+    """The cube decision for the player on roll, with the evaluation behind it."""
+
+    decision: CubeDecision
+    probabilities: dict[str, float]
+    equity: float
+    ply: int
+
+    @property
+    def action(self) -> str:
+        return self.decision.action.value
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "action": self.action,
+            "double": self.decision.double,
+            "take": self.decision.take,
+            "equities": self.decision.equities(),
+        }
+        if self.decision.mwc:
+            d["mwc"] = True
+        return d
+
+
+# --------------------------------------------------------------------------- engine
+class Engine:
+    """Queries over one evaluator (see the module docstring)."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        move_filter: MoveFilter = DEFAULT_FILTER,
+        met: MatchEquityTable | None = None,
+    ) -> None:
+        self.evaluator = evaluator
+        self.search = Search(evaluator, move_filter)
+        self.met = met
+
+    @classmethod
+    def default(cls, model_path: str | None = None) -> "Engine":
+        """An engine on the shipped model (or ``model_path``); see :func:`load_model`."""
+        return cls(load_model(model_path))
+
+    # ----------------------------------------------------------------- queries
+    @staticmethod
+    def query(**kwargs: Any) -> Query:
+        """Same as :func:`resolve_query`."""
+        return resolve_query(**kwargs)
+
+    def legal(self, position: Position, dice: Any) -> list[PlayInfo]:
+        """Every distinct legal play (one entry with ``play == ""`` when none is possible)."""
+        roll = dice if isinstance(dice, Roll) else parse_dice(dice)
+        from engine.movegen import legal_results_with_steps
+
+        boards, steps, nsteps = legal_results_with_steps(position.array(), roll.high, roll.low)
+        return [self._play_info(position, boards[k], steps[k], nsteps[k]) for k in range(len(boards))]
+
+    def best(
+        self,
+        position: Position,
+        dice: Any,
+        ply: int = 1,
+        top: int = 1,
+        state: CubeState | None = None,
+    ) -> BestResult:
+        """The ``top`` best plays at ``ply`` (1-3), ranked cubefully when ``state`` matters."""
+        roll = dice if isinstance(dice, Roll) else parse_dice(dice)
+        _check_int(ply, "ply")
+        _check_int(top, "top")
+        if top < 1:
+            raise QueryError(f"top must be at least 1, got {top}")
+        try:
+            r = self.search.rank_plays(position.array(), roll.high, roll.low, ply, state, self.met)
+        except SearchError as exc:
+            raise QueryError(str(exc)) from None
+        scale = self._scale(state)
+        best_score = r.score[r.best]
+        plays = []
+        for k in r.order[:top]:
+            plays.append(
+                self._play_info(
+                    position,
+                    r.boards[k],
+                    r.steps[k],
+                    r.nsteps[k],
+                    equity=float(r.equity[k]),
+                    probabilities=probs_dict(r.probs[k]),
+                    cubeful_equity=float(r.score[k]) * scale if r.cubeful else None,
+                    difference=float(r.score[k] - best_score) * (scale if r.cubeful else 1.0),
+                    ply=int(r.ply[k]),
+                )
+            )
+        return BestResult(plays=tuple(plays), ply=ply, mwc=bool(state is not None and not state.is_money))
+
+    def eval(self, position: Position, ply: int = 0, state: CubeState | None = None) -> EvalResult:
+        """Probabilities, cubeless equity and the cubeful equity of the proper cube action."""
+        state = state or CubeState()
+        probs, eq, nd, dt, dp, db = self._cube_values(position, ply, state)
+        dec = decide(state, nd, dt, dp, db)
+        scale = self._scale(state)
+        proper = min(dp, db if dec.beaver else dt) if dec.double else nd
+        return EvalResult(probabilities=probs_dict(probs), equity=eq, cubeful_equity=proper * scale, ply=ply, mwc=not state.is_money)
+
+    def cube(self, position: Position, ply: int = 0, state: CubeState | None = None) -> CubeResult:
+        """The doubling decision for the player on roll at ``ply`` (0-2)."""
+        state = state or CubeState()
+        probs, eq, nd, dt, dp, db = self._cube_values(position, ply, state)
+        return CubeResult(decision=decide(state, nd, dt, dp, db), probabilities=probs_dict(probs), equity=eq, ply=ply)
+
+    # ----------------------------------------------------------------- helpers
+    @staticmethod
+    def _scale(state: CubeState | None) -> float:
+        return 1.0 / state.value if state is not None and state.is_money else 1.0
+
+    def _cube_values(self, position: Position, ply: int, state: CubeState):
+        _check_int(ply, "ply")
+        states: list[CubeState | None] = [None, state]
+        can_redouble = state.value * 2 <= state.max_cube and not state.crawford
+        if can_redouble:
+            states.append(state.doubled())
+        if state.may_beaver():
+            states.append(state.beavered())
+        try:
+            v = self.search.evaluate_position(position.array(), ply, states, self.met)
+        except SearchError as exc:
+            raise QueryError(str(exc)) from None
+        probs = v.probs[0]
+        nd = float(v.scores[1])
+        dt = float(v.scores[2]) if can_redouble else nd
+        db = float(v.scores[3]) if state.may_beaver() else None
+        dp = cash_value(state, self.met)
+        return probs, float(cubeless_equity(probs)), nd, dt, dp, db
+
+    @staticmethod
+    def _play_info(position: Position, board: np.ndarray, steps: np.ndarray, nsteps: int, **values: Any) -> PlayInfo:
+        st = tuple((int(steps[j, 0]), int(steps[j, 1])) for j in range(int(nsteps)))
+        result = Position(tuple(int(x) for x in board))
+        return PlayInfo(play=format_play(position, st), steps=st, position_id=position_id(result.flip()), **values)
+
+
+def _check_int(v: Any, name: str) -> None:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise QueryError(f"{name} must be an integer, got {v!r}")
+
+
+class ModelError(ValueError):
+    """The model file is missing or invalid."""
+
+
+def load_model(path: str | None = None) -> Evaluator:
+    """The shipped model (``models.load_default_evaluator``) or the one at ``path``.
+
+    Raises :class:`ModelError` with a one-line reason when it is missing or invalid.
+    """
+    try:
+        import models
+    except ImportError as exc:  # pragma: no cover - the package ships with models/
+        raise ModelError(f"the models package is not available: {exc}") from None
+    try:
+        if path is None:
+            return models.load_default_evaluator()
+        return models.load_evaluator(path)
+    except (OSError, ValueError, KeyError) as exc:
+        where = path if path is not None else "the shipped model"
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ModelError(f"cannot load {where}: {msg}") from None

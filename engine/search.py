@@ -1,0 +1,305 @@
+"""Expectimax search over an :class:`~engine.evaluator.Evaluator`.
+
+**Ply** is the number of plays searched before the evaluator is applied
+(``../shared/PROTOCOL.md``):
+
+* For a play with known dice: a **1-ply** play is the play, then the evaluator on each
+  resulting position; a **2-ply** play is the play, then the opponent's 21 rolls (weighted
+  1/36 for doubles, 2/36 otherwise) and his best reply, then the evaluator; a 3-ply play
+  adds our 21 rolls and best replies once more.
+* Before the roll: **0-ply** is the evaluator on the position itself; **1-ply** is the 21
+  rolls and the best play for each; **2-ply** adds the opponent's 21 rolls too.
+* GNU Backgammon counts differently: its n-ply play is our (n+1)-ply play; its n-ply
+  position evaluation is our n-ply evaluation.
+
+Finished games are scored exactly (:func:`engine.evaluator.terminal_probs`), never by the
+evaluator. Each level of the tree is one batched ``evaluate`` call: a 2-ply play costs one
+call for all candidates at 1 ply and one call for every candidate × 21 rolls × replies.
+Before a deeper step the candidates of each roll are pruned at 1 ply by a
+:class:`MoveFilter` (keep up to ``max_candidates`` within ``tolerance`` of the best).
+
+Plays are ranked by a *scorer*: cubeless money equity, or the cubeful equity of
+:mod:`engine.cube` when the cube state or match score matters. Values at inner nodes are
+the weighted averages over the rolls of each side's best choice by that scorer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from engine.cube import CubeState, cube_efficiency, cubeful_equity
+from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+from engine.evaluator import Evaluator, cubeless_equity, flip_probs, terminal_probs
+from engine.met import MatchEquityTable
+from engine.movegen import children_batch, legal_results_with_steps
+from engine.position import flip_array
+
+NUM_ROLLS = len(ROLL_WEIGHTS)
+MAX_PLY_PLAY = 3
+MAX_PLY_EVAL = 2
+
+
+class SearchError(ValueError):
+    """A request the search cannot answer (bad ply, finished game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFilter:
+    """Which candidates survive the 1-ply pass before a deeper step."""
+
+    max_candidates: int = 8
+    """Keep at most this many plays per roll (the best first)."""
+    tolerance: float = 0.16
+    """Keep only plays within this much equity (scorer units) of the best."""
+
+
+DEFAULT_FILTER = MoveFilter()
+
+
+# --------------------------------------------------------------------------- scorers
+class Scorer(Protocol):
+    """How the player on roll at a node values probabilities; higher is better for him."""
+
+    def score(self, probs: np.ndarray, boards: np.ndarray, exact: bool = False) -> np.ndarray: ...
+
+    def flip(self) -> "Scorer": ...
+
+    def negate(self, values: np.ndarray) -> np.ndarray: ...
+
+
+class CubelessScorer:
+    """Cubeless money equity."""
+
+    def score(self, probs: np.ndarray, boards: np.ndarray, exact: bool = False) -> np.ndarray:
+        return cubeless_equity(probs)
+
+    def flip(self) -> "CubelessScorer":
+        return self
+
+    def negate(self, values: np.ndarray) -> np.ndarray:
+        return -values
+
+
+class CubefulScorer:
+    """Cubeful equity (money points or MWC) of :mod:`engine.cube` for a cube state."""
+
+    def __init__(self, state: CubeState, met: MatchEquityTable | None = None) -> None:
+        self.state = state
+        self.met = met
+
+    def score(self, probs: np.ndarray, boards: np.ndarray, exact: bool = False) -> np.ndarray:
+        x = 0.0 if exact else cube_efficiency(boards)
+        return np.atleast_1d(cubeful_equity(probs, self.state, x, self.met))
+
+    def flip(self) -> "CubefulScorer":
+        return CubefulScorer(self.state.flip(), self.met)
+
+    def negate(self, values: np.ndarray) -> np.ndarray:
+        return -values if self.state.is_money else 1.0 - values
+
+
+def scorer_for(state: CubeState | None, met: MatchEquityTable | None = None) -> Scorer:
+    """Cubeless for plain money (centred cube at 1, no Jacoby), else cubeful."""
+    if state is None or state.is_plain_money:
+        return CubelessScorer()
+    return CubefulScorer(state, met)
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, slots=True, eq=False)
+class RankedPlays:
+    """Every legal play of a roll, valued; arrays indexed by play, ``order`` best first.
+
+    ``boards`` are the results in the mover's view (opponent to roll next); ``probs`` and
+    ``equity`` (cubeless) are for the mover after the play; ``score`` is what ranked them
+    (equal to ``equity`` for cubeless ranking); ``ply`` the depth each play was searched to
+    (plays pruned by the filter keep their 1-ply value and rank after the searched ones).
+    """
+
+    boards: np.ndarray
+    steps: np.ndarray
+    nsteps: np.ndarray
+    probs: np.ndarray
+    equity: np.ndarray
+    score: np.ndarray
+    ply: np.ndarray
+    order: np.ndarray
+    cubeful: bool
+
+    @property
+    def best(self) -> int:
+        return int(self.order[0])
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PositionValue:
+    """Values of one position before the roll, one entry per scorer asked for."""
+
+    probs: np.ndarray
+    """(K, 5) probabilities for the player on roll, per scorer (choices may differ)."""
+    scores: np.ndarray
+    """(K,) the scorers' values."""
+
+
+# --------------------------------------------------------------------------- search
+def _segment_starts(seg: np.ndarray, nseg: int) -> np.ndarray:
+    counts = np.bincount(seg, minlength=nseg)
+    starts = np.zeros(nseg, np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return starts
+
+
+class Search:
+    """Expectimax over an evaluator; see the module docstring for what a ply is."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        move_filter: MoveFilter = DEFAULT_FILTER,
+        backgammon_counts_two: bool = False,
+    ) -> None:
+        self.evaluator = evaluator
+        self.move_filter = move_filter
+        self.backgammon_counts_two = backgammon_counts_two
+        self.evaluations = 0
+        self.calls = 0
+
+    # ----------------------------------------------------------------- primitives
+    def _evaluate(self, boards: np.ndarray) -> np.ndarray:
+        if len(boards) == 0:
+            return np.zeros((0, 5))
+        self.calls += 1
+        self.evaluations += len(boards)
+        return np.asarray(self.evaluator.evaluate(np.ascontiguousarray(boards, dtype=np.int8)), dtype=np.float64)
+
+    def _after_play(
+        self, boards: np.ndarray, depth: int, scorers: Sequence[Scorer]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Values of results (mover's view, opponent to roll) for the mover.
+
+        ``depth`` is the ply of the opponent's before-roll evaluation. Returns probs
+        (K, M, 5) and scores (K, M), K = len(scorers).
+        """
+        k, m = len(scorers), len(boards)
+        probs = np.empty((k, m, 5))
+        scores = np.empty((k, m))
+        done = ~(boards > 0).any(axis=1)
+        if done.any():
+            idx = np.flatnonzero(done)
+            exact = np.array([terminal_probs(boards[i], self.backgammon_counts_two) for i in idx])
+            for j, s in enumerate(scorers):
+                probs[j, idx] = exact
+                scores[j, idx] = s.score(exact, boards[idx], exact=True)
+        live = np.flatnonzero(~done)
+        if len(live):
+            opp = flip_array(boards[live])
+            flipped = [s.flip() for s in scorers]
+            p_opp, s_opp = self._before_roll(opp, depth, flipped)
+            for j, s in enumerate(scorers):
+                probs[j, live] = flip_probs(p_opp[j])
+                scores[j, live] = s.negate(s_opp[j])
+        return probs, scores
+
+    def _prune(self, scores: np.ndarray, seg: np.ndarray, nseg: int) -> np.ndarray:
+        """Indices kept by the move filter: per segment the best ``max_candidates`` within tolerance."""
+        order = np.lexsort((-scores, seg))
+        starts = _segment_starts(seg, nseg)
+        sseg = seg[order]
+        rank = np.arange(len(order)) - starts[sseg]
+        best = scores[order[starts]]
+        keep = (rank < self.move_filter.max_candidates) & (scores[order] >= best[sseg] - self.move_filter.tolerance)
+        return np.sort(order[keep])
+
+    def _before_roll(
+        self, boards: np.ndarray, depth: int, scorers: Sequence[Scorer]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Values of positions (player on roll, game not over) for the player on roll."""
+        k, n = len(scorers), len(boards)
+        if depth == 0:
+            p = self._evaluate(boards)
+            probs = np.broadcast_to(p, (k, n, 5))
+            scores = np.stack([s.score(p, boards) for s in scorers]) if n else np.zeros((k, 0))
+            return probs, scores
+        rep = np.repeat(np.ascontiguousarray(boards), NUM_ROLLS, axis=0)
+        dice = np.tile(ROLL_ARRAY, (n, 1))
+        children, offsets = children_batch(rep, dice)
+        nseg = n * NUM_ROLLS
+        seg = np.repeat(np.arange(nseg), np.diff(offsets))
+        if depth >= 2:
+            _, s1 = self._after_play(children, 0, scorers[:1])
+            keep = self._prune(s1[0], seg, nseg)
+            children, seg = children[keep], seg[keep]
+        cp, cs = self._after_play(children, depth - 1, scorers)
+        starts = _segment_starts(seg, nseg)
+        probs = np.empty((k, n, 5))
+        scores = np.empty((k, n))
+        for j in range(k):
+            order = np.lexsort((-cs[j], seg))
+            chosen = order[starts]
+            probs[j] = np.einsum("r,nrc->nc", ROLL_WEIGHTS, cp[j][chosen].reshape(n, NUM_ROLLS, 5))
+            scores[j] = cs[j][chosen].reshape(n, NUM_ROLLS) @ ROLL_WEIGHTS
+        return probs, scores
+
+    # ----------------------------------------------------------------- public
+    def rank_plays(
+        self,
+        board: np.ndarray,
+        d1: int,
+        d2: int,
+        ply: int = 1,
+        state: CubeState | None = None,
+        met: MatchEquityTable | None = None,
+    ) -> RankedPlays:
+        """Every legal play of ``d1``-``d2`` from ``board`` (player on roll), ranked at ``ply``."""
+        if not 1 <= ply <= MAX_PLY_PLAY:
+            raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        if not (board > 0).any() or not (board < 0).any():
+            raise SearchError("the game is over")
+        scorer = scorer_for(state, met)
+        results, steps, nsteps = legal_results_with_steps(board, d1, d2)
+        probs1, scores1 = self._after_play(results, 0, [scorer])
+        probs, scores = probs1[0].copy(), scores1[0].copy()
+        plies = np.ones(len(results), np.int64)
+        if ply >= 2:
+            keep = self._prune(scores, np.zeros(len(results), np.int64), 1)
+            pd, sd = self._after_play(results[keep], ply - 1, [scorer])
+            probs[keep], scores[keep] = pd[0], sd[0]
+            plies[keep] = ply
+        order = np.lexsort((-scores, -plies))
+        return RankedPlays(
+            boards=results,
+            steps=steps,
+            nsteps=nsteps,
+            probs=probs,
+            equity=cubeless_equity(probs),
+            score=scores,
+            ply=plies,
+            order=order,
+            cubeful=not isinstance(scorer, CubelessScorer),
+        )
+
+    def evaluate_position(
+        self,
+        board: np.ndarray,
+        ply: int = 0,
+        states: Sequence[CubeState | None] = (None,),
+        met: MatchEquityTable | None = None,
+    ) -> PositionValue:
+        """Values before the roll at ``ply`` for each state (``None`` = cubeless).
+
+        A cubeless entry's score is cubeless equity; a state's is cubeful (points or MWC).
+        """
+        if not 0 <= ply <= MAX_PLY_EVAL:
+            raise SearchError(f"ply for a position must be 0 to {MAX_PLY_EVAL}, got {ply}")
+        board = np.ascontiguousarray(board, dtype=np.int8).reshape(1, 26)
+        if not (board > 0).any() or not (board < 0).any():
+            raise SearchError("the game is over")
+        scorers = [CubelessScorer() if s is None else CubefulScorer(s, met) for s in states]
+        probs, scores = self._before_roll(board, ply, scorers)
+        return PositionValue(probs=np.array(probs[:, 0]), scores=np.array(scores[:, 0]))
