@@ -57,4 +57,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from scripts.tabla import main as _main  # one CliError class, also under python -m
+
+    sys.exit(_main())

@@ -1,0 +1,112 @@
+"""TD(λ) self-play: targets, game ends, and the real ``tabla train`` entry point."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from engine.position import Position
+from training.config import TrainConfig
+from training.selfplay import SelfPlay, lambda_targets, mover_result, segment_argmax
+
+torch = pytest.importorskip("torch")
+
+
+def test_lambda_one_gives_the_game_result_to_every_state():
+    vals = np.zeros((5, 5), np.float32)
+    vals[1:4] = np.random.default_rng(0).random((3, 5))
+    vals[4] = [0, 0, 0, 1, 1]  # the side on roll at the end lost a backgammon
+    g = lambda_targets(vals, 4, 1.0)
+    # state 3 is the winner's, state 2 the loser's, ...
+    assert np.allclose(g[3], [1, 1, 1, 0, 0]) and np.allclose(g[1], [1, 1, 1, 0, 0])
+    assert np.allclose(g[2], [0, 0, 0, 1, 1]) and np.allclose(g[0], [0, 0, 0, 1, 1])
+
+
+def test_lambda_zero_bootstraps_from_the_next_prediction_seen_from_the_other_side():
+    vals = np.zeros((4, 5), np.float32)
+    vals[1] = [0.6, 0.2, 0.01, 0.1, 0.0]
+    vals[2] = [0.3, 0.05, 0.0, 0.2, 0.02]
+    vals[3] = [0, 0, 0, 0, 0]
+    g = lambda_targets(vals, 3, 0.0)
+    assert np.allclose(g[0], [0.4, 0.1, 0.0, 0.2, 0.01])
+    assert np.allclose(g[1], [0.7, 0.2, 0.02, 0.05, 0.0])
+    assert np.allclose(g[2], [1, 0, 0, 0, 0])
+
+
+def test_mover_result_scores_single_gammon_and_backgammon():
+    single = Position.from_points({}, {6: 14}).array()  # opponent has one off
+    gammon = Position.from_points({}, {6: 15}).array()
+    backgammon = Position.from_points({}, {6: 14, 20: 1}).array()  # a checker in my home board
+    on_bar = Position.from_points({}, {6: 14, 25: 1}).array()
+    going_on = Position.from_points({1: 1}, {6: 15}).array()
+    assert list(mover_result(np.stack([single, gammon, backgammon, on_bar, going_on]))) == [1, 2, 3, 3, 0]
+
+
+def test_segment_argmax_picks_the_best_of_each_segment():
+    v = np.array([0.1, 0.5, 0.2, -1.0, 3.0, 2.0])
+    off = np.array([0, 3, 4, 6])
+    assert list(segment_argmax(v, off, np.ones(3), 0.0, np.zeros(3))) == [1, 3, 4]
+
+
+def test_self_play_games_end_with_15_checkers_a_side_at_every_ply():
+    sp = SelfPlay(8, np.random.default_rng(1))
+    rng = np.random.default_rng(2)
+    finished = []
+    for _ in range(400):
+        assert ((np.where(sp.boards > 0, sp.boards, 0).sum(1)) <= 15).all()
+        finished += sp.step(lambda b: rng.random((len(b), 5)).astype(np.float32) * [1, 0.3, 0.1, 0.3, 0.1])
+    assert len(finished) > 0
+    boards, vals = finished[0]
+    assert len(vals) == len(boards) + 1
+    assert vals[-1, 0] == 0 and vals[-1, 3] in (0, 1)  # exact result for the loser on roll
+
+
+def test_lr_schedule_decays_to_its_final_value():
+    c = TrainConfig(lr=1e-3, lr_final=1e-4, lr_decay_games=100)
+    assert c.lr_at(0) == pytest.approx(1e-3) and c.lr_at(100) == pytest.approx(1e-4) and c.lr_at(10**6) == pytest.approx(1e-4)
+
+
+def _train(out, *extra, timeout=240):
+    cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(out), "--workers", "1", "--parallel-games", "16",
+           "--batch-size", "128", "--eval-minutes", "0", "--no-progress", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=os.path.dirname(os.path.dirname(__file__)))
+
+
+def test_train_entry_point_trains_and_resumes(tmp_path):
+    r = _train(tmp_path, "--games", "60", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    from models.checkpoint import load_checkpoint
+
+    first = load_checkpoint(tmp_path / "latest.pt")
+    assert first["games"] >= 60 and first["optimizer"][0] is not None
+    r = _train(tmp_path, "--games", "30", "--resume", str(tmp_path / "latest.pt"))
+    assert r.returncode == 0, r.stderr
+    second = load_checkpoint(tmp_path / "latest.pt")
+    assert second["games"] >= first["games"] + 30
+    assert not torch.equal(first["weights"]["fc1.weight"], second["weights"]["fc1.weight"])
+    assert (tmp_path / "latest.npz").is_file() and (tmp_path / "tb").is_dir()
+
+
+def test_train_rejects_bad_arguments_with_one_line(tmp_path):
+    r = _train(tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "--games or --minutes" in r.stderr
+    r = _train(tmp_path, "--games", "5", "--resume", str(tmp_path / "nope.pt"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "not found" in r.stderr
+
+
+@pytest.mark.slow
+def test_killed_training_resumes_from_an_intact_checkpoint(tmp_path):
+    cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(tmp_path), "--workers", "1", "--minutes", "5",
+           "--checkpoint-minutes", "0.1", "--eval-minutes", "0", "--no-progress"]
+    p = subprocess.Popen(cmd, cwd=os.path.dirname(os.path.dirname(__file__)))
+    deadline = time.time() + 120
+    while not (tmp_path / "latest.pt").exists() and time.time() < deadline:
+        time.sleep(1)
+    time.sleep(9)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    r = _train(tmp_path, "--games", "10", "--resume", str(tmp_path / "latest.pt"))
+    assert r.returncode == 0, r.stderr
