@@ -1,0 +1,109 @@
+"""Ship a trained checkpoint as the default model, with a model card.
+
+    python -m scripts.ship_model --checkpoint RUN/latest.pt [--pubeval-games 2000] [--gnubg-games 1000]
+
+Copies the checkpoint to ``models/tabla.pt`` (to resume training from), exports the
+numpy inference file ``models/tabla.npz`` that every command loads, measures strength at
+1-ply with duplicate dice (cubeless money, gammons count, no Jacoby) against pubeval and
+gnubg-nn 0-ply, and writes ``models/MODEL_CARD.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+from models import DEFAULT_MODEL
+from models.checkpoint import export_npz, load_checkpoint
+from models.network import NetConfig, NumpyNet
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--checkpoint", type=Path, required=True)
+    ap.add_argument("--pubeval-games", type=int, default=2000)
+    ap.add_argument("--gnubg-games", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=20261202)
+    args = ap.parse_args(argv)
+
+    from eval.duel import EvaluatorPlayer, GnubgPlayer, PubevalPlayer, duel
+
+    ck = load_checkpoint(args.checkpoint)
+    config = NetConfig(**ck["net_config"])
+    weights = {k: v.numpy() for k, v in ck["weights"].items()}
+    net = NumpyNet(config, weights)
+    results = {}
+    r = duel(EvaluatorPlayer(net), PubevalPlayer(), games=args.pubeval_games, seed=args.seed, workers=args.workers)
+    results["pubeval"] = r
+    print("vs pubeval:", r.summary(), flush=True)
+    r = duel(EvaluatorPlayer(net), GnubgPlayer(0), games=args.gnubg_games, seed=args.seed + 1, workers=args.workers)
+    results["gnubg0"] = r
+    print("vs gnubg-nn 0-ply:", r.summary(), flush=True)
+
+    if args.checkpoint.resolve() != (MODELS / "tabla.pt").resolve():
+        shutil.copyfile(args.checkpoint, MODELS / "tabla.pt.tmp")
+        os.replace(MODELS / "tabla.pt.tmp", MODELS / "tabla.pt")
+    strength = {k: {"ppg": round(v.ppg, 4), "ci95": round(v.ci95, 4), "games": v.n} for k, v in results.items()}
+    export_npz(DEFAULT_MODEL, config, weights, {"games": ck.get("games"), "wall_seconds": ck.get("wall_seconds"),
+                                                 "strength": strength, "git_commit": ck.get("git_commit")})
+    tc = ck.get("train_config", {})
+    hist = ck.get("history", [])
+    hist_rows = "\n".join(
+        f"| {h['games']:,} | {h['wall_seconds'] / 3600:.2f} | {h.get('eval/ppg_vs_pubeval', float('nan')):+.3f} ± "
+        f"{h.get('eval/ppg_vs_pubeval_ci95', float('nan')):.3f} |" for h in hist)
+    card = f"""# Model card: `models/tabla.npz` (default model)
+
+| | |
+|---|---|
+| network | {config.inputs} inputs (`models/encoding.py`, {config.encoding}) → {config.hidden} sigmoid hidden → 5 conditional sigmoid outputs |
+| training | TD(λ) self-play, λ-return targets (λ = {tc.get('lam')}), Adam lr {tc.get('lr')} → {tc.get('lr_final')} over {tc.get('lr_decay_games', 0):,} games, batch {tc.get('batch_size')}, {tc.get('workers')} Hogwild workers × {tc.get('parallel_games')} parallel games, no exploration |
+| games trained | {int(ck.get('games', 0)):,} |
+| positions trained | {int(ck.get('positions', 0)):,} |
+| wall time | {ck.get('wall_seconds', 0) / 3600:.2f} h |
+| machine | {os.cpu_count()} cores ({_cpu()}), no GPU, {platform.system()} {platform.machine()}, Python {platform.python_version()} |
+| trained at commit | {ck.get('git_commit', 'unknown')} |
+| card written | {dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} |
+
+## Strength (1-ply, cubeless money, gammons and backgammons count, no Jacoby, duplicate dice)
+
+| opponent | games | ppg for Tabla | 95% CI | W / L | gammons won / lost |
+|---|---|---|---|---|---|
+| pubeval | {results['pubeval'].n} | {results['pubeval'].ppg:+.3f} | ± {results['pubeval'].ci95:.3f} | {results['pubeval'].wins} / {results['pubeval'].losses} | {results['pubeval'].gammons} / {results['pubeval'].gammons_lost} |
+| gnubg-nn 0-ply | {results['gnubg0'].n} | {results['gnubg0'].ppg:+.3f} | ± {results['gnubg0'].ci95:.3f} | {results['gnubg0'].wins} / {results['gnubg0'].losses} | {results['gnubg0'].gammons} / {results['gnubg0'].gammons_lost} |
+
+Measured with `python -m scripts.ship_model --checkpoint {args.checkpoint} --pubeval-games {args.pubeval_games} --gnubg-games {args.gnubg_games} --seed {args.seed}`.
+
+## Training history (periodic checks against pubeval, {tc.get('eval_games')} games each)
+
+| games | hours | ppg vs pubeval |
+|---|---|---|
+{hist_rows}
+
+`models/tabla.pt` is the full training checkpoint (optimizer state included): resume with
+`tabla train --resume models/tabla.pt --minutes M --out DIR`.
+"""
+    (MODELS / "MODEL_CARD.md").write_text(card)
+    print(json.dumps(strength))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
