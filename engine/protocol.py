@@ -1,0 +1,223 @@
+"""``tabla engine``: the JSON-lines engine protocol of ``../shared/PROTOCOL.md``.
+
+One JSON object a line in, exactly one JSON object a line out, in order, flushed after
+every line; logs go to standard error; end of input exits with status 0. Commands:
+``legal``, ``best``, ``eval``, ``cube``, ``quit``. Every failure is a reply
+``{"id": ..., "ok": false, "error": "<one sentence>"}`` and the loop goes on.
+
+The evaluator is loaded on the first request that needs it (``legal`` never does), so a
+missing or invalid model file is reported in the replies of ``best`` / ``eval`` / ``cube``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from typing import Any, BinaryIO, Callable, TextIO
+
+from engine.api import Engine, ModelError, QueryError, load_model, resolve_query
+from engine.evaluator import Evaluator
+
+log = logging.getLogger("tabla.engine")
+
+STATE_FIELDS = ("cube_value", "cube_owner", "match_length", "score", "crawford", "jacoby", "beavers", "max_cube")
+COMMANDS = ("legal", "best", "eval", "cube", "quit")
+
+
+class ProtocolError(ValueError):
+    """A request that is not a valid protocol request."""
+
+
+class EngineSession:
+    """Answers protocol requests (dicts) with replies (dicts); never raises."""
+
+    def __init__(self, evaluator_factory: Callable[[], Evaluator]) -> None:
+        self._factory = evaluator_factory
+        self._engine: Engine | None = None
+        self._load_error: str | None = None
+        self._legal_engine = Engine(_NoEvaluator())
+
+    def engine(self) -> Engine:
+        if self._engine is None:
+            if self._load_error is not None:
+                raise ModelError(self._load_error)
+            try:
+                self._engine = Engine(self._factory())
+            except (ModelError, OSError, ValueError) as exc:
+                self._load_error = str(exc)
+                raise ModelError(self._load_error) from None
+        return self._engine
+
+    # ----------------------------------------------------------------- dispatch
+    def handle_line(self, line: str) -> tuple[dict[str, Any], bool]:
+        """The reply to one input line, and whether the session should end."""
+        try:
+            req = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            return _error(None, f"the line is not valid JSON ({_first_line(exc)})"), False
+        if not isinstance(req, dict):
+            return _error(None, "a request must be a JSON object"), False
+        return self.handle(req)
+
+    def handle(self, req: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        rid = req.get("id")
+        cmd = req.get("cmd")
+        try:
+            if cmd == "quit":
+                return {"id": rid, "ok": True}, True
+            if cmd == "legal":
+                body = self._legal(req)
+            elif cmd == "best":
+                body = self._best(req)
+            elif cmd == "eval":
+                body = self._eval(req)
+            elif cmd == "cube":
+                body = self._cube(req)
+            elif cmd is None:
+                raise ProtocolError(f"the request has no \"cmd\" (one of {', '.join(COMMANDS)})")
+            else:
+                raise ProtocolError(f"unknown command {cmd!r} (expected one of {', '.join(COMMANDS)})")
+        except (QueryError, ProtocolError, ModelError, ValueError) as exc:
+            return _error(rid, _first_line(exc)), False
+        except Exception as exc:  # never crash: report and go on
+            log.exception("internal error on %r", req)
+            return _error(rid, f"internal error: {type(exc).__name__}: {_first_line(exc)}"), False
+        reply = {"id": rid, "ok": True}
+        reply.update(body)
+        return reply, False
+
+    # ----------------------------------------------------------------- commands
+    @staticmethod
+    def _query(req: dict[str, Any], need_dice: bool):
+        fields = {k: req[k] for k in STATE_FIELDS if k in req}
+        q = resolve_query(
+            position_id=req.get("position_id"),
+            xgid=req.get("xgid"),
+            match_id=req.get("match_id"),
+            dice=req.get("dice"),
+            **fields,
+        )
+        if need_dice and q.dice is None:
+            raise ProtocolError("the request needs \"dice\", e.g. [3, 1]")
+        if q.position.is_game_over():
+            raise ProtocolError("the game in this position is already over")
+        return q
+
+    @staticmethod
+    def _ply(req: dict[str, Any], default: int, lo: int, hi: int) -> int:
+        ply = req.get("ply", default)
+        if not isinstance(ply, int) or isinstance(ply, bool) or not lo <= ply <= hi:
+            raise ProtocolError(f"ply must be an integer {lo}-{hi} for {req.get('cmd')}, got {ply!r}")
+        return ply
+
+    def _legal(self, req: dict[str, Any]) -> dict[str, Any]:
+        q = self._query(req, need_dice=True)
+        plays = self._legal_engine.legal(q.position, q.dice)
+        return {"plays": [p.to_dict() for p in plays]}
+
+    def _best(self, req: dict[str, Any]) -> dict[str, Any]:
+        q = self._query(req, need_dice=True)
+        ply = self._ply(req, 1, 1, 3)
+        top = req.get("top", 1)
+        if not isinstance(top, int) or isinstance(top, bool) or top < 1:
+            raise ProtocolError(f"top must be a positive integer, got {top!r}")
+        res = self.engine().best(q.position, q.dice, ply=ply, top=top, state=q.state)
+        return res.to_dict(with_candidates=True)
+
+    def _eval(self, req: dict[str, Any]) -> dict[str, Any]:
+        q = self._query(req, need_dice=False)
+        ply = self._ply(req, 0, 0, 2)
+        return self.engine().eval(q.position, ply=ply, state=q.state).to_dict()
+
+    def _cube(self, req: dict[str, Any]) -> dict[str, Any]:
+        q = self._query(req, need_dice=False)
+        ply = self._ply(req, 0, 0, 2)
+        return self.engine().cube(q.position, ply=ply, state=q.state).to_dict()
+
+
+class _NoEvaluator:
+    """Stands in where no evaluation is needed (``legal``)."""
+
+    def evaluate(self, boards):  # pragma: no cover - never called
+        raise ModelError("no evaluator")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _error(rid: Any, message: str) -> dict[str, Any]:
+    return {"id": rid, "ok": False, "error": message}
+
+
+def _dumps(obj: dict[str, Any]) -> str:
+    try:
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        # an id that cannot be echoed as JSON (NaN): echo null rather than crash
+        obj = dict(obj, id=None)
+        return json.dumps(obj, separators=(",", ":"), default=str)
+
+
+def serve(session: EngineSession, stdin: BinaryIO | TextIO, stdout: TextIO) -> int:
+    """Run the loop until ``quit`` or end of input; returns the exit status (0).
+
+    ``stdin`` may yield bytes (undecodable lines get an error reply) or text.
+    """
+    readline = stdin.readline
+    write = stdout.write
+    flush = stdout.flush
+    while True:
+        raw = readline()
+        if not raw:
+            return 0
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                write(_dumps(_error(None, "the line is not valid UTF-8")) + "\n")
+                flush()
+                continue
+        else:
+            line = raw
+        if not line.strip():
+            continue
+        reply, stop = session.handle_line(line)
+        write(_dumps(reply) + "\n")
+        flush()
+        if stop:
+            return 0
+
+
+# --------------------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=None, help="model file (.npz or .pt); default: the shipped model")
+    parser.add_argument(
+        "--heuristic",
+        action="store_true",
+        help="use the hand-written heuristic evaluator instead of the network",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log requests to standard error")
+
+
+def evaluator_factory(args: argparse.Namespace) -> Callable[[], Evaluator]:
+    def make() -> Evaluator:
+        if getattr(args, "heuristic", False):
+            from engine.heuristic import HeuristicEvaluator
+
+            return HeuristicEvaluator()
+        return load_model(args.model)
+
+    return make
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.verbose:
+        logging.getLogger("tabla").setLevel(logging.INFO)
+    session = EngineSession(evaluator_factory(args))
+    try:
+        return serve(session, sys.stdin.buffer, sys.stdout)
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0
