@@ -19,7 +19,7 @@ but not legal, with the reason) and :class:`AmbiguousPlayError` (several results
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Iterable, Sequence
 
@@ -79,11 +79,13 @@ class Play:
 
     moves: tuple[CheckerMove, ...]
     result: Position
+    notation: str = field(default="", compare=False)
+    """The text :func:`legal_plays` wrote (it knows the position); derived when empty."""
 
     @property
     def text(self) -> str:
         """Standard notation, ``""`` when no checker could move."""
-        return format_moves(self.moves)
+        return self.notation or format_moves(self.moves)
 
     @property
     def next_position(self) -> Position:
@@ -126,8 +128,13 @@ def checker_moves(position: Position, steps: Iterable[Sequence[int]]) -> tuple[C
     return tuple(out)
 
 
-def format_moves(moves: Sequence[CheckerMove]) -> str:
+def format_moves(moves: Sequence[CheckerMove], position: Position | None = None) -> str:
     """Notation of checker moves: sorted from the back, chains merged, repeats counted.
+
+    With the ``position`` the moves start from, a merged chain keeps its intermediate
+    point when the other order of its two dice would stop on a blot (``24/19/13`` rather
+    than ``24/13`` when ``24/18*/13`` is also possible), so that the text reads back to
+    this play only.
 
     >>> format_moves([CheckerMove(8, 5), CheckerMove(6, 5)])
     '8/5 6/5'
@@ -153,6 +160,11 @@ def format_moves(moves: Sequence[CheckerMove]) -> str:
     groups: dict[tuple[int, ...], list] = {}
     for path in chains:
         kept = [path[0]] + [w for w in path[1:-1] if w[1]] + [path[-1]]
+        if position is not None and len(path) == 3 and not path[1][1]:
+            d1, d2 = path[0][0] - path[1][0], path[1][0] - path[2][0]
+            alt = path[0][0] - d2
+            if d1 != d2 and path[2][0] != OFF and 1 <= alt <= 24 and position.board[alt] == -1:
+                kept = list(path)
         key = tuple(p for p, _ in kept)
         if key in groups:
             g = groups[key]
@@ -173,7 +185,7 @@ def format_play(position: Position, steps: Iterable[Sequence[int]]) -> str:
     >>> format_play(Position.start(), [(8, 5), (6, 5)])
     '8/5 6/5'
     """
-    return format_moves(checker_moves(position, steps))
+    return format_moves(checker_moves(position, steps), position)
 
 
 # ---------------------------------------------------------------------------- legal plays
@@ -184,7 +196,8 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
     out = []
     for k in range(len(boards)):
         st = [(int(steps[k, j, 0]), int(steps[k, j, 1])) for j in range(int(nsteps[k]))]
-        out.append(Play(checker_moves(position, st), Position(tuple(int(x) for x in boards[k]))))
+        moves = checker_moves(position, st)
+        out.append(Play(moves, Position(tuple(int(x) for x in boards[k])), format_moves(moves, position)))
     return out
 
 
