@@ -279,9 +279,12 @@ class GameState:
         """
         if self.phase is not Phase.ROLL:
             raise GameError(f"cannot move now (waiting for {self.phase.value})")
-        result = getattr(play, "result", play)
-        if not isinstance(result, Position):
-            result = Position.from_array(np.asarray(result).reshape(-1))
+        if isinstance(play, Position):
+            result = play
+        elif isinstance(getattr(play, "result", None), Position):
+            result = play.result
+        else:
+            result = Position.from_array(np.asarray(play).reshape(-1))
         if roll is not None:
             legal = {tuple(int(x) for x in r) for r in legal_results(self.position.array(), roll.high, roll.low)}
             if result.board not in legal:
