@@ -98,7 +98,14 @@ def game_lines(game: GameRecord, names: tuple[str, str]) -> list[str]:
         number += 1
         left = right = None
 
+    previous = None
     for a in game.actions:
+        if a.kind == "take" and previous is not None and previous.kind == "beaver":
+            # GNU Backgammon reads the doubler's next roll as taking the beaver; an
+            # explicit "Takes" would be counted as a second take
+            previous = a
+            continue
+        previous = a
         text = action_text(a)
         if a.player == 0:
             if left is not None or right is not None:

@@ -10,8 +10,10 @@ Two bots sit in seats 0 and 1. A game (rules from ``../shared/RULES.md``):
   opponent takes (cube x2, he owns it), drops (the doubler wins the cube value before the
   double, no gammon) or, in money play with beavers, beavers (cube x4, he keeps it;
   the doubler then takes or drops the redouble).
-* every play is checked against the rules engine (:func:`engine.movegen.legal_results`);
-  a bot that plays anything else raises :class:`IllegalBotPlay`.
+* every action is also applied to the rules engine's :class:`engine.game.GameState`, which
+  checks it (a play must be a legal result of the roll; a double, take, drop or beaver
+  must be allowed): a bot that does anything else raises :class:`IllegalBotPlay`, and
+  the game's winner and points must agree with the rules engine's.
 * a finished game scores 1 / 2 / 3 (single, gammon, backgammon; ``backgammon_counts_two``
   makes it 2) times the cube; with the Jacoby rule (money only) gammons and backgammons
   count 1 unless a player doubled in the game (an automatic double does not count).
@@ -22,10 +24,11 @@ Crawford game (no cube); no Jacoby, beavers or automatic doubles in match play.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from engine import game as rules
 from engine.cube import CubeOwner, CubeState
 from engine.dice import Roll
 from engine.movegen import legal_results_with_steps
@@ -178,8 +181,13 @@ def play_game(
     score: tuple[int, int] = (0, 0),
     crawford: bool = False,
     number: int = 1,
+    start: Position | None = None,
 ) -> GameRecord:
-    """Play one game between seats 0 and 1 and return its record."""
+    """Play one game between seats 0 and 1 and return its record.
+
+    ``start``: the position to start from, seen from the seat that wins the opening roll
+    (default: the starting position); for tests and studies of endings.
+    """
     money = match_length == 0
     use_cube = options.cube and not crawford
     roll, ties, first = dice.opening()
@@ -192,36 +200,61 @@ def play_game(
     owner = -1  # -1 centred, else the seat that owns the cube
     rec = GameRecord(number=number, score=score, match_length=match_length, crawford=crawford,
                      first=first, auto_doubles=auto, cube_value=cube)
+    post_crawford = not money and not crawford and (match_length - 1) in score
+    gs = rules.GameState.new_game(
+        rules.GameOptions(jacoby=options.jacoby, beavers=options.beavers, automatic_doubles=options.auto_doubles > 0,
+                          max_automatic_doubles=options.auto_doubles, max_cube=options.max_cube,
+                          backgammon_counts_two=options.backgammon_counts_two),
+        first_player=first, opening_ties=ties if options.cube else 0, match_length=match_length,
+        score=score, crawford=crawford, post_crawford=post_crawford,
+    )
+    if start is not None:
+        gs = replace(gs, position=start)
+    if gs.cube_value != cube:
+        raise RuntimeError(f"automatic doubles: driver cube {cube}, rules engine {gs.cube_value}")
+
+    def apply(transition: str, *args) -> None:
+        nonlocal gs
+        try:
+            gs = getattr(gs, transition)(*args)
+        except rules.GameError as exc:
+            raise IllegalBotPlay(f"game {number}: {transition} rejected by the rules engine: {exc}") from exc
     seat = first
-    board = Position.start().array()
+    board = (start or Position.start()).array()
     pending: tuple[int, int] | None = (roll.high, roll.low)
     for _ in range(MAX_TURNS):
         if pending is None and use_cube:
             state = _cube_view(cube, owner, seat, match_length, score, crawford, options)
+            if state.may_double() != gs.can_double():
+                raise RuntimeError(f"game {number}: driver and rules engine disagree on whether {seat} may double")
             if state.may_double() and bots[seat].offer_double(board.copy(), state):
                 rec.doubles += 1
                 rec.actions.append(Action(seat, "double", cube=cube * 2))
+                apply("double")
                 answer = CubeResponse(bots[1 - seat].respond_double(board.copy(), state))
-                if answer is CubeResponse.BEAVER and not state.may_beaver():
-                    raise IllegalBotPlay(f"{bots[1 - seat].name} beavered where beavers are not allowed")
                 if answer is CubeResponse.DROP:
                     rec.drops += 1
                     rec.actions.append(Action(1 - seat, "drop"))
-                    return _finish(rec, seat, 0, cube)
+                    apply("drop")
+                    return _check_end(_finish(rec, seat, 0, cube), gs)
                 if answer is CubeResponse.TAKE:
                     rec.takes += 1
                     rec.actions.append(Action(1 - seat, "take", cube=cube * 2))
+                    apply("take")
                     cube, owner = cube * 2, 1 - seat
                 else:
                     rec.beavers += 1
                     rec.actions.append(Action(1 - seat, "beaver", cube=cube * 4))
+                    apply("beaver")
                     # the doubler takes or drops the redouble (the beaverer keeps the cube)
                     if not bots[seat].accept_beaver(board.copy(), state):
                         rec.drops += 1
                         rec.actions.append(Action(seat, "drop"))
-                        return _finish(rec, 1 - seat, 0, cube * 2)
+                        apply("drop")
+                        return _check_end(_finish(rec, 1 - seat, 0, cube * 2), gs)
                     rec.takes += 1
                     rec.actions.append(Action(seat, "take", cube=cube * 4))
+                    apply("take")
                     cube, owner = cube * 4, 1 - seat
         d1, d2 = pending if pending is not None else dice.roll()
         pending = None
@@ -233,6 +266,7 @@ def play_game(
             raise IllegalBotPlay(
                 f"{bots[seat].name} played an illegal result for {d1}{d2} from {Position.from_array(board)!r}"
             )
+        apply("play", chosen, Roll.of(d1, d2))
         k = int(match[0])
         no_move = np.array_equal(results[k], board)
         st = () if no_move else tuple((int(steps[k, j, 0]), int(steps[k, j, 1])) for j in range(int(nsteps[k])))
@@ -244,7 +278,7 @@ def play_game(
                 value = min(value, 2)
             rec.cube_value = cube
             jacoby_applies = money and options.jacoby and rec.doubles == 0
-            return _finish(rec, seat, value, cube, count_as=1 if jacoby_applies else value)
+            return _check_end(_finish(rec, seat, value, cube, count_as=1 if jacoby_applies else value), gs)
         board = flip_array(chosen)
         seat = 1 - seat
     raise RuntimeError(f"game {number} lasted more than {MAX_TURNS} turns")
@@ -255,6 +289,16 @@ def _finish(rec: GameRecord, winner: int, result: int, cube: int, count_as: int 
     rec.result = result
     rec.cube_value = cube
     rec.points = cube * (count_as if count_as is not None else max(result, 1))
+    return rec
+
+
+def _check_end(rec: GameRecord, gs: "rules.GameState") -> GameRecord:
+    """The driver's result must be the rules engine's."""
+    if not gs.is_over or gs.winner != rec.winner or gs.points != rec.points:
+        raise RuntimeError(
+            f"game {rec.number}: driver says seat {rec.winner} wins {rec.points}, "
+            f"rules engine says {gs.winner} wins {gs.points}"
+        )
     return rec
 
 
