@@ -292,42 +292,67 @@ class GnubgBot(Bot):
 
 # ---------------------------------------------------------------------- tabla
 class TablaBot(Bot):
-    """Tabla's engine: checker play at ``ply`` (1 = every play scored by the network;
-    2 and more through :mod:`engine.search` when it is present), cube by Janowski on the
-    network's probabilities of the position (0-ply)."""
+    """Tabla's engine (:mod:`engine.search` over the network's evaluator).
+
+    Checker play at ``ply`` (1 = every result scored by the network), ranked cubefully
+    whenever the cube state matters (:func:`engine.search.scorer_for`); cubeless batches
+    (duels) at ply 1 take the fast batched path. Cube decisions by Janowski on the
+    position's value at ``ply - 1`` (the same look-ahead as the play; gnubg's numbering:
+    our ply-n play sees as far as a ply-(n-1) position evaluation).
+    """
 
     def __init__(self, evaluator, ply: int = 1, label: str = "tabla") -> None:
-        if ply < 1:
-            raise BotSpecError(f"tabla plays at ply 1 or more, got ply={ply}")
+        from engine.search import MAX_PLY_PLAY, Search  # noqa: PLC0415
+
+        if not 1 <= ply <= MAX_PLY_PLAY:
+            raise BotSpecError(f"tabla plays at ply 1 to {MAX_PLY_PLAY}, got ply={ply}")
         self.evaluator = evaluator
         self.ply = ply
         self.name = label
+        self.search = Search(evaluator)
         self._player = EvaluatorPlayer(evaluator)
-        self._search = None
-        if ply >= 2:
-            try:
-                from engine import search  # noqa: PLC0415 (built by another part of the project)
-            except ImportError as exc:
-                raise BotSpecError(f"tabla at ply={ply} needs engine.search, which is not available") from exc
-            self._search = search
-        self._cube = JanowskiCube(lambda b: np.asarray(self.evaluator.evaluate(b[None, :]))[0])
 
-    def _best_searched(self, board: np.ndarray, d1: int, d2: int) -> np.ndarray:
-        return np.asarray(self._search.best_result(self.evaluator, board, int(d1), int(d2), self.ply), np.int8)
+    def choose_play(self, board: np.ndarray, d1: int, d2: int, state: CubeState | None = None) -> np.ndarray:
+        b = np.asarray(board, np.int8)
+        if self.ply == 1 and (state is None or state.is_plain_money):
+            return self._player.choose_batch(b[None, :], np.array([[d1, d2]]))[0]
+        ranked = self.search.rank_plays(b, int(d1), int(d2), self.ply, state)
+        return ranked.boards[ranked.best]
 
     def choose_batch(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
-        if self._search is None:
+        if self.ply == 1:
             return self._player.choose_batch(boards, dice)
-        return np.array([self._best_searched(b, d[0], d[1]) for b, d in zip(boards, dice)], np.int8)
+        return np.array([self.choose_play(b, d[0], d[1]) for b, d in zip(boards, dice)], np.int8)
+
+    def _values(self, board: np.ndarray, states: list[CubeState]) -> np.ndarray:
+        return self.search.evaluate_position(np.asarray(board, np.int8), self.ply - 1, states).scores
+
+    def _decision(self, board: np.ndarray, state: CubeState):
+        from engine.cube import cash_value, decide  # noqa: PLC0415
+
+        states = [state]
+        can_redouble = state.value * 2 <= state.max_cube and not state.crawford
+        if can_redouble:
+            states.append(state.doubled())
+        if state.may_beaver():
+            states.append(state.beavered())
+        v = self._values(board, states)
+        nd = float(v[0])
+        dt = float(v[1]) if can_redouble else nd
+        db = float(v[2]) if state.may_beaver() else None
+        return decide(state, nd, dt, cash_value(state), db)
 
     def offer_double(self, board: np.ndarray, state: CubeState) -> bool:
-        return self._cube.offer_double(board, state)
+        return self._decision(board, state).double
 
     def respond_double(self, board: np.ndarray, state: CubeState) -> CubeResponse:
-        return self._cube.respond_double(board, state)
+        d = self._decision(board, state)
+        if not d.take:
+            return CubeResponse.DROP
+        return CubeResponse.BEAVER if d.beaver and state.may_beaver() else CubeResponse.TAKE
 
     def accept_beaver(self, board: np.ndarray, state: CubeState) -> bool:
-        return self._cube.accept_beaver(board, state)
+        return float(self._values(board, [state.beavered()])[0]) >= -2.0 * state.value
 
 
 # ---------------------------------------------------------------------- specs
