@@ -94,13 +94,24 @@ class TrainState:
 
 
 def strength_check(weights: dict, config: NetConfig, games: int, seed: int) -> dict[str, float]:
-    """ppg of the current net (1-ply) against pubeval, duplicate dice; {} if unavailable."""
+    """ppg of the current net (1-ply) against pubeval and the race bot, duplicate dice.
+
+    Returns the figures under their tensorboard names; {} when the duel module is missing.
+    """
     try:
         from eval.duel import EvaluatorPlayer, PubevalPlayer, duel
     except ImportError:
         return {}
-    res = duel(EvaluatorPlayer(NumpyNet(config, weights)), PubevalPlayer(), games=games, seed=seed)
-    return {"eval/ppg_vs_pubeval": float(res.ppg), "eval/ppg_vs_pubeval_ci95": float(res.ci95)}
+    me = EvaluatorPlayer(NumpyNet(config, weights))
+    res = duel(me, PubevalPlayer(), games=games, seed=seed)
+    out = {"eval/ppg_vs_pubeval": float(res.ppg), "eval/ppg_vs_pubeval_ci95": float(res.ci95)}
+    try:
+        from eval.bots import RaceBot
+    except ImportError:
+        return out
+    res = duel(me, RaceBot(), games=max(2, games // 2), seed=seed + 1)
+    out.update({"eval/ppg_vs_race_bot": float(res.ppg), "eval/ppg_vs_race_bot_ci95": float(res.ci95)})
+    return out
 
 
 def train(
