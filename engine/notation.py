@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Iterable, Sequence
 
+import numpy as np
+
 from engine.dice import Roll
 from engine.movegen import legal_results_with_steps
 from engine.position import BAR, Position
@@ -189,16 +191,17 @@ def format_play(position: Position, steps: Iterable[Sequence[int]]) -> str:
 
 
 # ---------------------------------------------------------------------------- legal plays
+def _make_play(position: Position, board: Sequence[int], steps: np.ndarray, n: int) -> Play:
+    st = [(int(steps[j, 0]), int(steps[j, 1])) for j in range(n)]
+    moves = checker_moves(position, st)
+    return Play(moves, Position(tuple(int(x) for x in board)), format_moves(moves, position))
+
+
 def legal_plays(position: Position, roll: Roll) -> list[Play]:
     """One :class:`Play` per distinct legal result; a roll that cannot be played gives one
     play with no moves and the unchanged position."""
     boards, steps, nsteps = legal_results_with_steps(position.array(), roll.high, roll.low)
-    out = []
-    for k in range(len(boards)):
-        st = [(int(steps[k, j, 0]), int(steps[k, j, 1])) for j in range(int(nsteps[k]))]
-        moves = checker_moves(position, st)
-        out.append(Play(moves, Position(tuple(int(x) for x in boards[k])), format_moves(moves, position)))
-    return out
+    return [_make_play(position, boards[k], steps[k], int(nsteps[k])) for k in range(len(boards))]
 
 
 def play_from_steps(position: Position, roll: Roll, steps: Iterable[Sequence[int]]) -> Play:
@@ -294,14 +297,18 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
     '8/5 6/5'
     """
     chains = _parse_syntax(text)
-    plays = legal_plays(position, roll)
-    by_result = {p.result.board: p for p in plays}
-    max_dice = max(len(p.moves) for p in plays)
+    boards, steps, nsteps = legal_results_with_steps(position.array(), roll.high, roll.low)
+    index = {tuple(b): k for k, b in enumerate(boards.tolist())}
+    max_dice = int(nsteps.max())
     shown = " ".join(text.split())
+
+    def play_at(k: int) -> Play:
+        return _make_play(position, boards[k], steps[k], int(nsteps[k]))
+
     if not chains:
         if max_dice == 0:
-            return plays[0]
-        raise IllegalPlayError(f"{_roll(roll)} can be played, e.g. {plays[0].text}")
+            return play_at(0)
+        raise IllegalPlayError(f"{_roll(roll)} can be played, e.g. {play_at(0).text}")
     if max_dice == 0:
         raise IllegalPlayError(f"no legal play with {_roll(roll)}: the roll cannot be played")
     board0 = position.board
@@ -352,20 +359,19 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
                 rec(k + 1, nb, _remove(remaining, seq), used + len(seq))
 
     rec(0, list(board0), roll.dice(), 0)
-    matched: list[Play] = []
-    for key in results:
-        p = by_result.get(key)
-        if p is not None and p not in matched:
-            matched.append(p)
-    if len(matched) == 1:
-        return matched[0]
-    if matched:
+    found = sorted({index[key] for key in results if key in index})
+    if len(found) == 1:
+        return play_at(found[0])
+    if found:
+        matched = [play_at(k) for k in found]
         options = " or ".join(p.text for p in matched)
         raise AmbiguousPlayError(f"{shown!r} could mean {options}; write the intermediate points", matched)
-    raise IllegalPlayError(_diagnose(position, roll, shown, chains, results, failures, plays, max_dice))
+    plays = [play_at(k) for k in range(min(len(boards), 4))]
+    raise IllegalPlayError(_diagnose(position, roll, shown, chains, results, failures, plays, max_dice,
+                                     boards, steps, nsteps))
 
 
-def _diagnose(position, roll, shown, chains, results, failures, plays, max_dice) -> str:
+def _diagnose(position, roll, shown, chains, results, failures, plays, max_dice, boards, steps, nsteps) -> str:
     """One sentence saying why no reading of the text is a legal play."""
     if not results:
         if failures:
@@ -384,8 +390,8 @@ def _diagnose(position, roll, shown, chains, results, failures, plays, max_dice)
         need = {2: "both dice", 3: "three dice", 4: "all four dice"}.get(max_dice, f"{max_dice} dice")
         return f"{shown}: {need} can be played, so {need} must be played (this uses {used})"
     if max_dice == 1 and not roll.is_double:
-        legal_dice = {abs(p.moves[0].from_point - p.moves[0].to_point) for p in plays}
-        if roll.high in legal_dice or any(p.moves[0].to_point == OFF for p in plays):
+        legal_dice = {int(steps[k, 0, 0] - steps[k, 0, 1]) for k in range(len(boards))}
+        if roll.high in legal_dice or any(int(steps[k, 0, 1]) == OFF for k in range(len(boards))):
             return f"{shown}: only one die can be played, and then the larger ({roll.high}) must be played"
     if any(path[-1][0] == OFF for path in chains):
         return (f"{shown}: a die bears off from its own point, or from the highest point when "
