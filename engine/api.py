@@ -15,6 +15,8 @@ Every answer is a plain frozen dataclass; ``to_dict()`` gives the protocol's JSO
 """
 from __future__ import annotations
 
+import base64
+import binascii
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,17 +25,54 @@ import numpy as np
 from engine.cube import CubeDecision, CubeOwner, CubeState, decide, cash_value
 from engine.dice import Roll
 from engine.evaluator import Evaluator, cubeless_equity, probs_dict
-from engine.ids import IdError, match_info_from_id, position_from_id, position_id, xgid_from_text
+from engine.ids import IdError, match_info_from_id, position_from_id, xgid_from_text
 from engine.met import MatchEquityTable
 from engine.notation import format_play
-from engine.position import Position
+from engine.position import Position, flip_array
 from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
 
 DEFAULT_MAX_CUBE = 64
+_MONEY = CubeState()
 
 
 class QueryError(ValueError):
     """A request that cannot be answered: bad position, dice, state or ply."""
+
+
+# --------------------------------------------------------------------------- fast IDs
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def fast_position_from_id(pid: str) -> Position:
+    """:func:`engine.ids.position_from_id` through string operations (the protocol's hot
+    path); anything unusual goes to the reference decoder for its error message."""
+    try:
+        raw = base64.b64decode(pid + "==", validate=True) if isinstance(pid, str) and len(pid) == 14 else None
+    except (binascii.Error, ValueError):
+        raw = None
+    if raw is None or len(raw) != 10:
+        return position_from_id(pid)
+    bits = bin(int.from_bytes(raw, "little"))[2:].zfill(80)[::-1]
+    runs = [len(r) for r in bits.split("0")[:50]]
+    if len(runs) < 50 or sum(runs[:25]) > 15 or sum(runs[25:]) > 15:
+        return position_from_id(pid)
+    opp, me = runs[:25], runs[25:]
+    if any(me[i] and opp[23 - i] for i in range(24)):
+        return position_from_id(pid)
+    b = [-opp[24]]
+    b += [me[i] - opp[23 - i] for i in range(24)]
+    b.append(me[24])
+    return Position(tuple(b))
+
+
+def fast_position_id(board: np.ndarray) -> str:
+    """:func:`engine.ids.position_id` of a board array (player on roll), without a Position."""
+    b = [int(v) for v in board]
+    me = [max(b[p], 0) for p in range(1, 25)] + [b[25]]
+    opp = [max(-b[25 - p], 0) for p in range(1, 25)] + [-b[0]]
+    bits = "".join("1" * n + "0" for n in opp + me)
+    key = int(bits[::-1], 2).to_bytes(10, "little")
+    return base64.b64encode(key).decode("ascii")[:14]
 
 
 # --------------------------------------------------------------------------- queries
@@ -102,7 +141,7 @@ def resolve_query(
         else:
             if not isinstance(position_id, str):
                 raise QueryError("position_id must be a string")
-            position = position_from_id(position_id)
+            position = fast_position_from_id(position_id)
             if match_id is not None:
                 if not isinstance(match_id, str):
                     raise QueryError("match_id must be a string")
@@ -134,7 +173,7 @@ def resolve_query(
     if "cube_owner" in base and not isinstance(base["cube_owner"], (str, CubeOwner)):
         raise QueryError(f"cube_owner must be centre, player or opponent, got {base['cube_owner']!r}")
     names = {"cube_value": "value", "cube_owner": "owner"}
-    state = CubeState(**{names.get(k, k): v for k, v in base.items()})  # CubeStateError: a ValueError
+    state = CubeState(**{names.get(k, k): v for k, v in base.items()}) if base else _MONEY  # CubeStateError: a ValueError
     if dice is not None:
         roll = parse_dice(dice)
     return Query(position=position, state=state, dice=roll)
@@ -178,9 +217,10 @@ class BestResult:
     mwc: bool = False
 
     def to_dict(self, with_candidates: bool = True) -> dict[str, Any]:
-        best = self.plays[0].to_dict()
+        cands = [p.to_dict() for p in self.plays]
+        best = dict(cands[0])
         if with_candidates:
-            best["candidates"] = [p.to_dict() for p in self.plays]
+            best["candidates"] = cands
         return best
 
 
@@ -346,13 +386,43 @@ class Engine:
     @staticmethod
     def _play_info(position: Position, board: np.ndarray, steps: np.ndarray, nsteps: int, **values: Any) -> PlayInfo:
         st = tuple((int(steps[j, 0]), int(steps[j, 1])) for j in range(int(nsteps)))
-        result = Position(tuple(int(x) for x in board))
-        return PlayInfo(play=format_play(position, st), steps=st, position_id=position_id(result.flip()), **values)
+        return PlayInfo(play=format_play(position, st), steps=st, position_id=fast_position_id(flip_array(board)), **values)
 
 
 def _check_int(v: Any, name: str) -> None:
     if not isinstance(v, int) or isinstance(v, bool):
         raise QueryError(f"{name} must be an integer, got {v!r}")
+
+
+def limit_blas_threads(n: int = 1) -> bool:
+    """Ask numpy's OpenBLAS to use ``n`` threads; True when it could.
+
+    Search evaluates batches of tens to a few thousand positions, where BLAS threads
+    cost more than they gain (measured 4x slower with 2 threads on a busy 2-core
+    machine). Entry points (``tabla engine``, ``hint``, benchmarks) call this; library
+    users decide for themselves. Best effort: finds the loaded OpenBLAS through
+    ``/proc/self/maps`` (Linux) and does nothing elsewhere.
+    """
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {parts[-1] for line in f if (parts := line.split()) and "openblas" in parts[-1]}
+    except OSError:
+        return False
+    done = False
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn(ctypes.c_int(n))
+                done = True
+                break
+    return done
 
 
 class ModelError(ValueError):

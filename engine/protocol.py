@@ -16,7 +16,7 @@ import logging
 import sys
 from typing import Any, BinaryIO, Callable, TextIO
 
-from engine.api import Engine, ModelError, QueryError, load_model, resolve_query
+from engine.api import Engine, ModelError, QueryError, limit_blas_threads, load_model, resolve_query
 from engine.evaluator import Evaluator
 
 log = logging.getLogger("tabla.engine")
@@ -100,7 +100,8 @@ class EngineSession:
         )
         if need_dice and q.dice is None:
             raise ProtocolError("the request needs \"dice\", e.g. [3, 1]")
-        if q.position.is_game_over():
+        b = q.position.board
+        if not any(v > 0 for v in b) or not any(v < 0 for v in b):
             raise ProtocolError("the game in this position is already over")
         return q
 
@@ -152,9 +153,12 @@ def _error(rid: Any, message: str) -> dict[str, Any]:
     return {"id": rid, "ok": False, "error": message}
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def _dumps(obj: dict[str, Any]) -> str:
     try:
-        return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+        return _ENCODER.encode(obj)
     except (TypeError, ValueError):
         # an id that cannot be echoed as JSON (NaN): echo null rather than crash
         obj = dict(obj, id=None)
@@ -216,6 +220,7 @@ def evaluator_factory(args: argparse.Namespace) -> Callable[[], Evaluator]:
 def run(args: argparse.Namespace) -> int:
     if args.verbose:
         logging.getLogger("tabla").setLevel(logging.INFO)
+    limit_blas_threads(1)
     session = EngineSession(evaluator_factory(args))
     try:
         return serve(session, sys.stdin.buffer, sys.stdout)

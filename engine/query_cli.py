@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from engine.api import BestResult, CubeResult, Engine, EvalResult, Query, load_model, resolve_query
+from engine.api import BestResult, CubeResult, Engine, EvalResult, Query, limit_blas_threads, load_model, resolve_query
 from engine.cube import CubeAction, CubeState
 from engine.evaluator import PROB_NAMES
 
@@ -96,6 +96,7 @@ def _engine(args: argparse.Namespace) -> Engine:
 def run(args: argparse.Namespace) -> int:
     q = _query(args)
     cmd = args.command
+    limit_blas_threads(1)
     engine = _engine(args)
     if cmd == "hint" and q.dice is not None:
         ply = DEFAULT_PLAY_PLY if args.ply is None else args.ply

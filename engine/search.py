@@ -186,9 +186,14 @@ class Search:
         (K, M, 5) and scores (K, M), K = len(scorers).
         """
         k, m = len(scorers), len(boards)
+        done = ~(boards > 0).any(axis=1)
+        if not done.any():
+            p_opp, s_opp = self._before_roll(flip_array(boards), depth, [s.flip() for s in scorers])
+            probs = flip_probs(p_opp)
+            scores = np.stack([s.negate(s_opp[j]) for j, s in enumerate(scorers)])
+            return probs, scores
         probs = np.empty((k, m, 5))
         scores = np.empty((k, m))
-        done = ~(boards > 0).any(axis=1)
         if done.any():
             idx = np.flatnonzero(done)
             exact = np.array([terminal_probs(boards[i], self.backgammon_counts_two) for i in idx])
@@ -222,7 +227,9 @@ class Search:
         k, n = len(scorers), len(boards)
         if depth == 0:
             p = self._evaluate(boards)
-            probs = np.broadcast_to(p, (k, n, 5))
+            if k == 1:
+                return p[None], scorers[0].score(p, boards)[None]
+            probs = np.repeat(p[None], k, axis=0)
             scores = np.stack([s.score(p, boards) for s in scorers]) if n else np.zeros((k, 0))
             return probs, scores
         rep = np.repeat(np.ascontiguousarray(boards), NUM_ROLLS, axis=0)

@@ -186,3 +186,22 @@ def test_a_long_mixed_session_answers_every_line_in_order():
 def test_end_of_input_exits_zero_without_output():
     replies, rc, _ = run_engine([], "--heuristic")
     assert replies == [] and rc == 0
+
+
+def test_fast_position_id_codec_equals_the_reference_codec():
+    import numpy as np
+
+    from engine.api import fast_position_from_id, fast_position_id
+    from engine.ids import IdError, position_from_id, position_id
+    from engine.position import Position
+    from engine.randpos import random_game_positions, random_scatter_positions
+
+    rng = np.random.default_rng(3)
+    for b in np.concatenate([random_game_positions(rng, 300), random_scatter_positions(rng, 300)]):
+        p = Position.from_array(b)
+        pid = position_id(p)
+        assert fast_position_id(b) == pid
+        assert fast_position_from_id(pid) == position_from_id(pid) == p
+    for bad in ("////////////AA", "AAAAAAAAAAAAA!", "abc", "4HPwATDgc/ABM="):
+        with pytest.raises(IdError):
+            fast_position_from_id(bad)

@@ -1,0 +1,226 @@
+"""``tabla bench search``: play decisions per second at ply 1 and 2 beside gnubg-nn.
+
+On a fixed seeded set of contact positions (from random-play games, each with a random
+roll) it times, in one run:
+
+* Tabla ply 1 through ``tabla engine`` (a subprocess; one ``best`` request at a time,
+  each reply read before the next request: what a client sees);
+* the same requests pipelined (written ahead by a thread while replies are read);
+* the same JSON lines answered in-process (:class:`engine.protocol.EngineSession`) and
+  Tabla ply 1 through the Python API (:meth:`engine.api.Engine.best`): the JSON layer's
+  share is ``(session - API) / session``, the pipe's ``(pipe - API) / pipe``;
+* Tabla ply 2 in-process;
+* gnubg-nn ``best_move(..., n=0)`` and ``n=1`` (its 0-ply and 1-ply: our ply 1 and 2).
+
+Ratios: ply-1 pipe / gnubg 0-ply, ply-1 in-process / gnubg 0-ply, ply-2 / gnubg 1-ply.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+from engine.position import Position, to_gnubg_board
+from engine.randpos import random_game_positions
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--positions", type=int, default=300, help="positions for the ply-1 and gnubg 0-ply timings")
+    parser.add_argument("--ply2-positions", type=int, default=100, help="positions for ply 2 and gnubg 1-ply")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds; the best round counts")
+    parser.add_argument("--model", default=None, help="model file; default: the shipped model")
+    parser.add_argument(
+        "--no-fallback",
+        action="store_true",
+        help="fail when the model is missing instead of timing a random-weight net of the same shape",
+    )
+
+
+def contact_set(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` seeded contact positions (player on roll) with a roll each."""
+    rng = np.random.default_rng(seed)
+    boards = []
+    while len(boards) < n:
+        for b in random_game_positions(rng, 4 * n):
+            if not Position.from_array(b).is_race() and not Position.from_array(b).is_game_over():
+                boards.append(b)
+                if len(boards) == n:
+                    break
+    dice = rng.integers(1, 7, size=(n, 2))
+    return np.array(boards, np.int8), dice
+
+
+def _rate(n: int, seconds: float) -> float:
+    return n / seconds if seconds > 0 else float("inf")
+
+
+class PipeEngine:
+    """A ``tabla engine`` subprocess driven through its pipes."""
+
+    def __init__(self, model: str | None) -> None:
+        cmd = [sys.executable, "-m", "scripts.tabla", "engine"]
+        if model:
+            cmd += ["--model", model]
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=root, text=True, bufsize=1)
+
+    def sequential(self, reqs: list[str]) -> tuple[float, int]:
+        """Seconds for one request after another, each reply read before the next request."""
+        failures = 0
+        t = time.perf_counter()
+        for r in reqs:
+            self.proc.stdin.write(r + "\n")
+            self.proc.stdin.flush()
+            failures += not json.loads(self.proc.stdout.readline()).get("ok")
+        return time.perf_counter() - t, failures
+
+    def pipelined(self, reqs: list[str]) -> tuple[float, int]:
+        """Seconds for all requests written by a thread while the replies are read."""
+        def feed() -> None:
+            for r in reqs:
+                self.proc.stdin.write(r + "\n")
+            self.proc.stdin.flush()
+
+        t = time.perf_counter()
+        th = threading.Thread(target=feed)
+        th.start()
+        failures = sum(not json.loads(self.proc.stdout.readline()).get("ok") for _ in reqs)
+        th.join()
+        return time.perf_counter() - t, failures
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def requests(boards: np.ndarray, dice: np.ndarray) -> list[str]:
+    from engine.ids import position_id
+
+    return [
+        json.dumps({"id": i, "cmd": "best", "position_id": position_id(Position.from_array(b)), "dice": [int(d[0]), int(d[1])], "ply": 1})
+        for i, (b, d) in enumerate(zip(boards, dice))
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    import gnubg_nn
+
+    from scripts.bench_common import bench_evaluator
+    from engine.api import Engine
+    from engine.protocol import EngineSession
+
+    from engine.api import limit_blas_threads
+
+    limit_blas_threads(1)
+    ev, model_path, described = bench_evaluator(args.model, not args.no_fallback)
+    engine = Engine(ev)
+    n1, n2, rounds = args.positions, args.ply2_positions, args.rounds
+    # disjoint sets per round and per depth: gnubg-nn caches evaluations, so it must never
+    # see a position twice
+    boards, dice = contact_set(args.seed, rounds * (n1 + n2) + 1)
+    positions = [Position.from_array(b) for b in boards]
+    sets = []
+    for r in range(rounds):
+        a = r * (n1 + n2)
+        sets.append((slice(a, a + n1), slice(a + n1, a + n1 + n2)))
+    session = EngineSession(lambda: ev)
+    pipe = PipeEngine(model_path)
+    # warm up: numba, evaluator, the engine process (on the spare last position)
+    warm = requests(boards[-1:], dice[-1:])
+    engine.best(positions[-1], (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
+    session.handle_line(warm[0])
+    pipe.sequential(warm)
+
+    def ply1(sl: slice) -> float:
+        t = time.perf_counter()
+        for p, d in zip(positions[sl], dice[sl]):
+            engine.best(p, (int(d[0]), int(d[1])), ply=1)
+        return time.perf_counter() - t
+
+    def ply1_session(reqs: list[str]) -> float:
+        t = time.perf_counter()
+        for r in reqs:
+            session.handle_line(r)
+        return time.perf_counter() - t
+
+    def ply2(sl: slice) -> float:
+        t = time.perf_counter()
+        for p, d in zip(positions[sl], dice[sl]):
+            engine.best(p, (int(d[0]), int(d[1])), ply=2)
+        return time.perf_counter() - t
+
+    def gnubg(sl: slice, n: int) -> float:
+        gb = [to_gnubg_board(b) for b in boards[sl]]
+        t = time.perf_counter()
+        for g, d in zip(gb, dice[sl]):
+            gnubg_nn.best_move(g, int(d[0]), int(d[1]), n=n)
+        return time.perf_counter() - t
+
+    # interleaved rounds, best round kept: the machine may be shared with training jobs
+    times: dict[str, list[float]] = {k: [] for k in ("ply1", "session", "pipe", "pipelined", "ply2", "g0", "g1")}
+    failures = 0
+    for s1, s2 in sets:
+        reqs = requests(boards[s1], dice[s1])
+        times["ply1"].append(ply1(s1))
+        times["session"].append(ply1_session(reqs))
+        t, f = pipe.sequential(reqs)
+        times["pipe"].append(t)
+        t2, f2 = pipe.pipelined(reqs)
+        times["pipelined"].append(t2)
+        failures += f + f2
+        times["g0"].append(gnubg(s1, 0))
+        times["ply2"].append(ply2(s2))
+        times["g1"].append(gnubg(s2, 1))
+    pipe.close()
+    best = {k: min(v) for k, v in times.items()}
+    t_ply1, t_session, t_pipe, t_pipelined = best["ply1"], best["session"], best["pipe"], best["pipelined"]
+    t_ply2, t_g0, t_g1 = best["ply2"], best["g0"], best["g1"]
+
+    fig = {
+        "evaluator": described,
+        "seed": args.seed,
+        "positions_ply1_per_round": n1,
+        "positions_ply2_per_round": n2,
+        "rounds": args.rounds,
+        "tabla_ply1_pipe_per_s": _rate(n1, t_pipe),
+        "tabla_ply1_pipe_pipelined_per_s": _rate(n1, t_pipelined),
+        "tabla_ply1_session_inprocess_per_s": _rate(n1, t_session),
+        "tabla_ply1_inprocess_per_s": _rate(n1, t_ply1),
+        "tabla_ply2_per_s": _rate(n2, t_ply2),
+        "gnubg_0ply_per_s": _rate(n1, t_g0),
+        "gnubg_1ply_per_s": _rate(n2, t_g1),
+        "pipe_failures": failures,
+    }
+    fig["json_layer_share_of_ply1"] = (t_session - t_ply1) / t_session
+    fig["pipe_overhead_share_of_ply1"] = (t_pipe - t_ply1) / t_pipe
+    fig["ratio_ply1_pipelined_vs_gnubg0"] = fig["tabla_ply1_pipe_pipelined_per_s"] / fig["gnubg_0ply_per_s"]
+    fig["ratio_ply1_pipe_vs_gnubg0"] = fig["tabla_ply1_pipe_per_s"] / fig["gnubg_0ply_per_s"]
+    fig["ratio_ply1_inprocess_vs_gnubg0"] = fig["tabla_ply1_inprocess_per_s"] / fig["gnubg_0ply_per_s"]
+    fig["ratio_ply2_vs_gnubg1"] = fig["tabla_ply2_per_s"] / fig["gnubg_1ply_per_s"]
+    if args.json:
+        print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in fig.items()}))
+        return 0
+    print(f"tabla bench search: {rounds} rounds of {n1} (ply 1) + {n2} (ply 2) fresh contact positions"
+          f" (seed {args.seed}; best round counts), evaluator: {described}")
+    print(f"  Tabla ply 1, tabla engine pipe : {fig['tabla_ply1_pipe_per_s']:9.1f} decisions/s   (one request at a time;"
+          f" pipe + JSON {100 * fig['pipe_overhead_share_of_ply1']:.1f}% of the time)")
+    print(f"  Tabla ply 1, pipe, pipelined   : {fig['tabla_ply1_pipe_pipelined_per_s']:9.1f} decisions/s   (requests written ahead)")
+    print(f"  Tabla ply 1, JSON in-process   : {fig['tabla_ply1_session_inprocess_per_s']:9.1f} decisions/s"
+          f"   (JSON layer {100 * fig['json_layer_share_of_ply1']:.1f}% of a 1-ply best)")
+    print(f"  Tabla ply 1, in-process API    : {fig['tabla_ply1_inprocess_per_s']:9.1f} decisions/s")
+    print(f"  Tabla ply 2, in-process        : {fig['tabla_ply2_per_s']:9.1f} decisions/s")
+    print(f"  gnubg-nn best_move n=0         : {fig['gnubg_0ply_per_s']:9.1f} decisions/s")
+    print(f"  gnubg-nn best_move n=1         : {fig['gnubg_1ply_per_s']:9.1f} decisions/s")
+    print(f"  ratio ply-1 pipe / gnubg 0-ply       : {fig['ratio_ply1_pipe_vs_gnubg0']:.3f}  (required >= 0.3)")
+    print(f"  ratio ply-1 pipelined / gnubg 0-ply  : {fig['ratio_ply1_pipelined_vs_gnubg0']:.3f}")
+    print(f"  ratio ply-1 in-process / gnubg 0-ply : {fig['ratio_ply1_inprocess_vs_gnubg0']:.3f}")
+    print(f"  ratio ply-2 / gnubg 1-ply            : {fig['ratio_ply2_vs_gnubg1']:.3f}  (required >= 1.0)")
+    if failures:
+        print(f"  WARNING: {failures} pipe requests failed")
+    return 0
