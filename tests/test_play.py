@@ -1,0 +1,375 @@
+"""``tabla play``: scripted terminal sessions (pexpect) against the heuristic evaluator.
+
+Each session runs the real command (``python -m scripts.tabla play --model heuristic
+--ply 1``) on a pseudo-terminal with fixed seeds. Special positions (a cube to take or
+drop, a gammon to resign, a closed board) are set up through the command's own save
+files (:func:`eval.play.snapshot`) and ``--load``.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from engine.game import GameState
+from engine.position import Position
+from eval.board_text import read_board
+from eval.mat import parse_mat
+from eval.play import ENGINE, HUMAN, PlayConfig, snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+ARGS = ["-m", "scripts.tabla", "play", "--model", "heuristic", "--ply", "1"]
+
+YOU = r"you> "
+MOVE = r"move (\d)-(\d)> "
+CONFIRM = r"confirm> "
+TAKE = r"take(?:, drop or beaver| or drop)> "
+NEXT = r"next game> "
+EXPORT = r"export> "
+PROMPTS = [YOU, MOVE, CONFIRM, TAKE, NEXT, EXPORT, pexpect.EOF]
+HINT_FIRST = re.compile(r"\n  1\. (.+?) +[+-]?\d+\.\d+%?")
+
+
+def spawn(*extra: str) -> pexpect.spawn:
+    child = pexpect.spawn(sys.executable, ARGS + list(extra), cwd=str(ROOT), encoding="utf-8",
+                          timeout=30, echo=False, dimensions=(60, 200))
+    return child
+
+
+def save_file(tmp_path: Path, name: str, state: GameState, config: PlayConfig = PlayConfig(),
+              dice=None) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(snapshot(state, config, dice=dice)))
+    return str(path)
+
+
+def human_state(mine: dict, theirs: dict, **kw) -> GameState:
+    """A game with the human on roll: ``mine`` his checkers, ``theirs`` Tabla's (own numbering)."""
+    return GameState(position=Position.from_points(mine, theirs), turn=HUMAN, **kw)
+
+
+def engine_state(engine: dict, human: dict, **kw) -> GameState:
+    """A game with Tabla on roll: ``engine`` its checkers, ``human`` the human's."""
+    return GameState(position=Position.from_points(engine, human), turn=ENGINE, **kw)
+
+
+def play_hinted(child: pexpect.spawn) -> str:
+    """At a move prompt: ask for a hint, play its first suggestion, return it."""
+    child.sendline("hint")
+    child.expect(MOVE)
+    m = HINT_FIRST.search(child.before)
+    assert m, child.before
+    child.sendline(m.group(1))
+    return m.group(1)
+
+
+def until(child: pexpect.spawn, wanted: str, on_take: str = "take", limit: int = 3000) -> int:
+    """Answer prompts (roll, hinted plays, confirm, take) until ``wanted`` shows; its index."""
+    target = PROMPTS.index(wanted)
+    for _ in range(limit):
+        i = child.expect(PROMPTS)
+        if i == target:
+            return i
+        p = PROMPTS[i]
+        if p == YOU:
+            child.sendline("")
+        elif p == MOVE:
+            play_hinted(child)
+        elif p == CONFIRM:
+            child.sendline("")
+        elif p == TAKE:
+            child.sendline(on_take)
+        else:
+            raise AssertionError(f"unexpected prompt {p!r}: {child.before[-500:]}")
+    raise AssertionError("too many prompts")
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+# --------------------------------------------------------------------------- whole game
+def test_a_whole_money_game_typed_by_a_script_ends_with_a_result_summary_and_mat_export(tmp_path):
+    child = spawn("--seed", "7")
+    until(child, NEXT)
+    transcript = child.before
+    assert re.search(r"(You win|tabla wins) \d+ points?: all 15 checkers borne off", transcript)
+    assert "Money so far: you" in transcript
+    child.sendline("quit")
+    child.expect(EXPORT)
+    assert "Your decisions as tabla judged them" in child.before
+    assert re.search(r"\d+ decisions \(\d+ plays", child.before)
+    mat = tmp_path / "session.mat"
+    child.sendline(f"export {mat}")
+    child.expect(EXPORT)
+    assert "1 game exported" in child.before
+    child.sendline("")
+    assert finish(child) == 0
+    parsed = parse_mat(mat.read_text())
+    assert parsed.match_length == 0 and len(parsed.games) == 1
+    assert any(a.kind == "wins" for a in parsed.games[0].actions)
+
+
+def test_same_seed_gives_the_same_dice_and_game():
+    def opening(seed: str) -> str:
+        child = spawn("--seed", seed)
+        child.expect([YOU, MOVE])
+        text = re.search(r"Opening roll: .*", child.before).group(0)
+        child.sendline("quit")
+        finish(child)
+        return text
+
+    assert opening("11") == opening("11")
+
+
+# --------------------------------------------------------------------------- checker play
+def test_illegal_and_malformed_plays_are_refused_with_the_reason_and_the_game_goes_on():
+    child = spawn("--seed", "5")
+    until(child, MOVE)
+    child.sendline("garbage")
+    child.expect(MOVE)
+    assert "Illegal play: cannot read 'garbage'" in child.before
+    child.sendline("24/1")
+    child.expect(MOVE)
+    assert "Illegal play: 24/1" in child.before
+    child.sendline("legal")
+    child.expect(MOVE)
+    listed = re.search(r"Legal plays \((\d+)\): (.*)", child.before)
+    assert listed and int(listed.group(1)) == len(listed.group(2).split(", "))
+    play_hinted(child)
+    child.expect(CONFIRM)
+    child.sendline("")
+    i = child.expect(PROMPTS)
+    assert PROMPTS[i] in (YOU, TAKE, NEXT)
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_undo_takes_back_the_typed_play_until_it_is_confirmed():
+    child = spawn("--seed", "5")
+    until(child, MOVE)
+    before = read_board(child.before)
+    played = play_hinted(child)
+    child.expect(CONFIRM)
+    pending = read_board(child.before)
+    assert pending != before
+    assert f"You play {played}" in child.before
+    child.sendline("undo")
+    child.expect(MOVE)
+    assert "Play taken back." in child.before
+    assert read_board(child.before) == before
+    child.sendline(played)
+    child.expect(CONFIRM)
+    child.sendline("")
+    child.expect(PROMPTS)
+    # the confirmed play is on the record: the board now shows at least the pending result
+    assert "Play taken back." not in child.before
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_an_unplayable_roll_is_announced_and_the_turn_passes(tmp_path):
+    # the human has a checker on the bar against Tabla's closed board and rolled 6-6
+    state = human_state({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    path = save_file(tmp_path, "closed.json", state, dice=(6, 6))
+    child = spawn("--seed", "1", "--load", path)
+    child.expect(PROMPTS)
+    assert "You roll 6-6 and cannot move." in child.before
+    assert "tabla rolls" in child.before
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+# --------------------------------------------------------------------------- cube
+def test_player_doubles_and_tabla_takes_then_owns_the_cube():
+    child = spawn("--seed", "3")
+    until(child, YOU)
+    child.sendline("double")
+    i = child.expect(PROMPTS)
+    assert "tabla takes: the cube is at 2, on tabla's side." in child.before
+    if PROMPTS[i] == MOVE:
+        play_hinted(child)
+        child.expect(CONFIRM)
+        child.sendline("")
+    until(child, YOU)
+    assert "O: tabla  [cube 2]" in child.before
+    child.sendline("double")
+    child.expect(YOU)
+    assert "You cannot double: tabla owns the cube." in child.before
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_player_doubles_in_a_won_race_and_tabla_drops(tmp_path):
+    state = human_state({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 2})
+    child = spawn("--seed", "1", "--load", save_file(tmp_path, "race.json", state))
+    child.expect(YOU)
+    child.sendline("hint")
+    child.expect(YOU)
+    assert "Cube decision: double" in child.before
+    child.sendline("double")
+    child.expect(NEXT)
+    assert "tabla drops: you win 1 point." in child.before
+    assert "You win 1 point: tabla dropped the double." in child.before
+    child.sendline("quit")
+    child.expect(EXPORT)
+    assert re.search(r"1 decision \(0 plays, 1 cube, 0 take/drop\), 0 errors", child.before)
+    child.sendline("")
+    assert finish(child) == 0
+
+
+@pytest.mark.parametrize("answer", ["take", "drop"])
+def test_tabla_offers_a_double_which_the_player_takes_or_drops(tmp_path, answer):
+    state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1})
+    child = spawn("--seed", "2", "--load", save_file(tmp_path, "ahead.json", state))
+    child.expect(TAKE)
+    assert "tabla doubles to 2." in child.before
+    child.sendline("hint")
+    child.expect(TAKE)
+    assert "tabla's view: you should drop" in child.before
+    child.sendline(answer)
+    if answer == "drop":
+        child.expect(NEXT)
+        assert "tabla wins 1 point: you dropped the double." in child.before
+        child.sendline("quit")
+        child.expect(EXPORT)
+        assert "0 errors" in child.before
+        child.sendline("")
+    else:
+        i = child.expect(PROMPTS)
+        assert "You take: the cube is at 2, on your side." in child.before
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+        # taking a dead-lost race is the player's error, judged against dropping
+        assert re.search(r"1 error.*\n.*tabla doubled to 2: you chose take, tabla prefers drop", child.before)
+    assert finish(child) == 0
+
+
+# --------------------------------------------------------------------------- match play
+def test_crawford_game_has_no_cube_and_the_cube_returns_after_it(tmp_path):
+    config = PlayConfig(match_length=2)
+    state = human_state({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 2}, match_length=2)
+    child = spawn("--seed", "4", "--load", save_file(tmp_path, "match.json", state, config))
+    child.expect(YOU)
+    assert "2-point match" in child.before
+    child.sendline("double")
+    child.expect(NEXT)
+    assert "Score: you 1, tabla 0 (2-point match)." in child.before
+    child.sendline("")
+    until(child, YOU)
+    assert "Game 2 of the 2-point match, score: you 1, tabla 0 (Crawford game: no doubling)" in child.before
+    assert "Crawford game (no cube)" in child.before
+    child.sendline("double")
+    child.expect(YOU)
+    assert "You cannot double: no doubling in the Crawford game." in child.before
+    child.sendline("resign")
+    child.expect(NEXT)
+    assert "tabla wins 1 point: you resigned a single game." in child.before
+    assert "Score: you 1, tabla 1 (2-point match)." in child.before
+    child.sendline("")
+    until(child, YOU)
+    assert "2-point match" in child.before and "Crawford" not in child.before
+    child.sendline("double")
+    child.expect(PROMPTS)
+    assert "You double to 2." in child.before
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_resignation_is_accepted_or_refused_by_tablas_equity(tmp_path):
+    # the human has all 15 checkers far from home, Tabla has 3 left: a gammon is certain
+    state = human_state({13: 5, 14: 5, 15: 5}, {1: 3})
+    child = spawn("--seed", "1", "--load", save_file(tmp_path, "gammon.json", state))
+    child.expect(YOU)
+    child.sendline("resign single")
+    child.expect(YOU)
+    assert "tabla refuses and plays on" in child.before
+    child.sendline("resign gammon")
+    child.expect(NEXT)
+    assert "tabla accepts" in child.before
+    assert "tabla wins 2 points: you resigned a gammon." in child.before
+    child.sendline("quit")
+    child.expect(EXPORT)
+    child.sendline("")
+    assert finish(child) == 0
+
+
+# --------------------------------------------------------------------------- save / load
+def test_save_and_load_restore_the_game_in_progress(tmp_path):
+    child = spawn("--seed", "9")
+    until(child, MOVE)
+    dice = child.match.groups()
+    board = read_board(child.before)
+    path = tmp_path / "game.json"
+    child.sendline(f"save {path}")
+    child.expect(MOVE)
+    assert f"Game saved to {path}." in child.before
+    saved = json.loads(path.read_text())
+    assert saved["format"] == "tabla-play" and saved["dice"] == sorted(map(int, dice), reverse=True)
+    play_hinted(child)
+    child.expect(CONFIRM)
+    child.sendline("")
+    until(child, MOVE)
+    child.sendline(f"load {path}")
+    child.expect(MOVE)
+    assert f"Game loaded from {path}." in child.before
+    assert child.match.groups() == dice
+    assert read_board(child.before) == board
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_a_bad_save_file_is_refused_in_one_line_and_the_game_goes_on(tmp_path):
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json")
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"format": "tabla-play", "version": 1, "config": {}}))
+    child = spawn("--seed", "9")
+    until(child, MOVE)
+    for path, why in ((tmp_path / "missing.json", "cannot read"), (garbage, "is not JSON"),
+                      (wrong, "invalid saved game")):
+        child.sendline(f"load {path}")
+        child.expect(MOVE)
+        line = next(ln for ln in child.before.splitlines() if ln.startswith("Cannot load"))
+        assert why in line and line.endswith("The game goes on.")
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_a_bad_file_given_to_load_at_start_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    proc = subprocess.run([sys.executable] + ARGS + ["--load", str(bad)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["tabla play: error: not a tabla saved game"]
+
+
+# --------------------------------------------------------------------------- ending
+def test_end_of_input_and_ctrl_c_end_the_session_without_a_traceback():
+    proc = subprocess.run([sys.executable] + ARGS + ["--seed", "1"], cwd=ROOT, input="\n",
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert "(end of input) Goodbye." in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    child = spawn("--seed", "1")
+    child.expect([YOU, MOVE])
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in child.before
+    child.close()
+    assert child.exitstatus == 130
+
+
+def test_money_options_are_refused_in_match_play():
+    proc = subprocess.run([sys.executable] + ARGS + ["--match", "7", "--jacoby"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "tabla play: error: --jacoby and --beavers apply to money games only"
