@@ -218,7 +218,7 @@ class BestResult:
 
     def to_dict(self, with_candidates: bool = True) -> dict[str, Any]:
         cands = [p.to_dict() for p in self.plays]
-        best = dict(cands[0])
+        best = {k: v for k, v in cands[0].items() if k != "probabilities"}
         if with_candidates:
             best["candidates"] = cands
         return best
