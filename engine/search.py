@@ -20,7 +20,14 @@ Before a deeper step the candidates of each roll are pruned at 1 ply by a
 
 Plays are ranked by a *scorer*: cubeless money equity, or the cubeful equity of
 :mod:`engine.cube` when the cube state or match score matters. Values at inner nodes are
-the weighted averages over the rolls of each side's best choice by that scorer.
+the weighted averages over the rolls of each side's best choice by that scorer. A cube
+decision at ply n evaluates the same tree once per cube state (no double, double/take,
+beaver); inside the tree the cube is valued by Janowski's model at the leaves (which
+prices each side's cube access) rather than by re-deciding it at every inner node as
+GNU Backgammon does.
+
+Cost: a 2-ply play is ~1,500 evaluations for a contact position; a 3-ply play (allowed
+for ``best``) prunes again at every level but is ~100 times dearer.
 """
 from __future__ import annotations
 

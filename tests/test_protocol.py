@@ -47,6 +47,8 @@ def session():
         req(id=11, cmd="best", xgid="XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"),
         req(id=12, cmd="best", position_id=START, dice=[6, 6], match_id="cAkAAAAAAAAA"),
         req(id=13, cmd="legal", position_id="4HPwATDgc/ABMA", dice=[6, 6]),
+        req(id=14, cmd="eval", position_id=AFTER_31, ply=2),
+        req(id=15, cmd="cube", position_id=AFTER_31, ply=2, match_length=5, score=[1, 3]),
         req(id=[1, "x"], cmd="quit"),
         req(id=99, cmd="legal", position_id=START, dice=[3, 1]),
     ]
@@ -77,7 +79,7 @@ def test_best_reply_has_play_steps_equity_and_ranked_candidates(session):
 
 def test_eval_reply(session):
     by_id, _, _ = session
-    for key in ("4", "5"):
+    for key in ("4", "5", "14"):
         r = by_id[key]
         assert r["ok"] and 0 < r["probabilities"]["win"] < 1
         assert isinstance(r["equity"], float) and isinstance(r["cubeful_equity"], float)
@@ -92,6 +94,7 @@ def test_cube_replies_money_match_crawford_owned_beaver(session):
     assert m["ok"] and m["mwc"] is True and 0 < m["equities"]["no_double"] < 1
     assert by_id["8"]["action"] == "no_cube" and by_id["9"]["action"] == "no_cube"
     assert by_id["10"]["ok"] and "double_beaver" in by_id["10"]["equities"]
+    assert by_id["15"]["ok"] and by_id["15"]["mwc"] is True
 
 
 def test_xgid_dice_and_match_id_are_read(session):
