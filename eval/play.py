@@ -908,19 +908,20 @@ class PlaySession:
         if gs.end_reason is EndReason.PLAYED:
             self.show_board()
             kind = GameResult(gs.result)
-            loser = "tabla" if gs.winner == HUMAN else "you"
+            winner, loser = ("you", "tabla") if gs.winner == HUMAN else ("tabla", "you")
+            bore = "bore off all 15 checkers"
             has = "has" if gs.winner == HUMAN else "have"
             why = {
-                GameResult.SINGLE: f"{loser} {has} borne off checkers",
-                GameResult.GAMMON: f"a gammon: {loser} {has} borne off no checker",
-                GameResult.BACKGAMMON: (f"a backgammon: {loser} {has} borne off no checker and still "
-                                        f"{has} a checker on the bar or in the winner's home board"),
+                GameResult.SINGLE: f"a single game ({loser} {has} borne off checkers)",
+                GameResult.GAMMON: f"a gammon ({loser} {has} borne off no checker)",
+                GameResult.BACKGAMMON: (f"a backgammon ({loser} {has} borne off no checker and still {has} "
+                                        f"one on the bar or in {'your' if gs.winner == HUMAN else 'its'} home board)"),
             }[kind]
             base = int(kind) if not (gs.options.backgammon_counts_two and kind is GameResult.BACKGAMMON) else 2
             if gs.is_money and gs.options.jacoby and not gs.doubled and base > 1:
-                why += " (counted single: Jacoby rule, the cube was not turned)"
-            cube = f" x cube {gs.cube_value}" if gs.cube_value > 1 else ""
-            self.say(f"{win_name} {pts}: all 15 checkers borne off; {why}{cube}.")
+                why += ", counted single by the Jacoby rule (the cube was not turned)"
+            cube = f", cube at {gs.cube_value}" if gs.cube_value > 1 else ""
+            self.say(f"{win_name} {pts}: {winner} {bore}; {why}{cube}.")
         elif gs.end_reason is EndReason.DROPPED:
             dropper = "tabla" if gs.winner == HUMAN else "you"
             self.say(f"{win_name} {pts}: {dropper} dropped the double.")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from engine.game import GameState
+from engine.game import GameOptions, GameState
 from engine.position import Position
 from eval.board_text import read_board
 from eval.mat import parse_mat
@@ -100,7 +100,7 @@ def test_a_whole_money_game_typed_by_a_script_ends_with_a_result_summary_and_mat
     child = spawn("--seed", "7")
     until(child, NEXT)
     transcript = child.before
-    assert re.search(r"(You win|tabla wins) \d+ points?: all 15 checkers borne off", transcript)
+    assert re.search(r"(You win|tabla wins) \d+ points?: bore off all 15 checkers", transcript)
     assert "Money so far: you" in transcript
     child.sendline("quit")
     child.expect(EXPORT)
@@ -127,6 +127,24 @@ def test_same_seed_gives_the_same_dice_and_game():
         return text
 
     assert opening("11") == opening("11")
+
+
+def test_pip_eval_and_home_left_board_at_the_first_turn():
+    child = spawn("--seed", "11", "--home", "left")
+    child.expect([YOU, MOVE])
+    assert "+---+-1--2--3--4--5--6-------7--8--9-10-11-12-+" in child.before
+    mine, theirs = read_board(child.before).pips()
+    child.sendline("pip")
+    child.expect([YOU, MOVE])
+    assert f"Pip count: you {mine}, tabla {theirs} (" in child.before
+    child.sendline("eval")
+    child.expect([YOU, MOVE])
+    assert re.search(r"Your chances \(tabla's evaluation, ply 0, before the roll\): win \d+\.\d%", child.before)
+    child.sendline("help")
+    child.expect([YOU, MOVE])
+    assert "save FILE / load FILE" in child.before
+    child.sendline("quit")
+    assert finish(child) == 0
 
 
 # --------------------------------------------------------------------------- checker play
@@ -249,6 +267,56 @@ def test_tabla_offers_a_double_which_the_player_takes_or_drops(tmp_path, answer)
         child.expect(pexpect.EOF)
         # taking a dead-lost race is the player's error, judged against dropping
         assert re.search(r"1 error.*\n.*tabla doubled to 2: you chose take, tabla prefers drop", child.before)
+    assert finish(child) == 0
+
+
+def test_with_beavers_tabla_beavers_a_bad_double_and_the_player_takes_the_beaver(tmp_path):
+    # a bear-off race the human trails by 9 pips: doubling is wrong, tabla beavers
+    state = human_state({6: 4, 5: 4, 4: 3, 3: 2, 2: 2}, {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2},
+                        options=GameOptions(beavers=True))
+    config = PlayConfig(beavers=True)
+    child = spawn("--seed", "2", "--load", save_file(tmp_path, "beaver.json", state, config))
+    child.expect(YOU)
+    child.sendline("double")
+    child.expect("take or drop the beaver> ")
+    assert "tabla beavers: the cube goes to 4 and stays on tabla's side." in child.before
+    child.sendline("take")
+    child.expect(MOVE)
+    assert "You take the beaver: the cube is at 4." in child.before
+    assert "O: tabla  [cube 4]" in child.before
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    assert re.search(r"cube at 1: you chose double, tabla prefers no double", child.before)
+    child.close()
+
+
+def test_with_beavers_the_player_may_beaver_tablas_double(tmp_path):
+    state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1},
+                         options=GameOptions(beavers=True))
+    child = spawn("--seed", "2", "--load", save_file(tmp_path, "b.json", state, PlayConfig(beavers=True)))
+    child.expect(TAKE)
+    assert child.after == "take, drop or beaver> "
+    child.sendline("beaver")
+    child.expect(PROMPTS)
+    assert "You beaver: the cube goes to 4 and stays on your side." in child.before
+    assert "tabla takes the beaver." in child.before
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+def test_jacoby_rule_counts_an_unturned_cube_gammon_as_single(tmp_path):
+    state = human_state({1: 1}, {13: 5, 14: 5, 15: 5}, options=GameOptions(jacoby=True))
+    child = spawn("--seed", "2", "--load", save_file(tmp_path, "j.json", state, PlayConfig(jacoby=True), dice=(6, 5)))
+    child.expect(MOVE)
+    child.sendline("1/off")
+    child.expect(CONFIRM)
+    child.sendline("")
+    child.expect(NEXT)
+    assert ("You win 1 point: you bore off all 15 checkers; a gammon (tabla has borne off no checker), "
+            "counted single by the Jacoby rule (the cube was not turned).") in child.before
+    child.sendline("quit")
+    child.expect(EXPORT)
+    child.sendline("")
     assert finish(child) == 0
 
 
