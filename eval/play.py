@@ -795,7 +795,10 @@ class PlaySession:
         if len(res.plays) < 2:
             return
         pid = position_id(play.next_position)
-        chosen = next(p for p in res.plays if p.position_id == pid)
+        chosen = next((p for p in res.plays if p.position_id == pid), None)
+        if chosen is None:  # cannot happen: every legal play is ranked
+            log.warning("play %s not found among the ranked plays", play.text)
+            return
         best = res.plays[0]
         self._judge("play", f"roll {roll.high}-{roll.low}", play.text, best.play, -chosen.difference)
 
