@@ -59,22 +59,66 @@ def _legal(b, p, d, outside):
 def _generate(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, ht_idx, stamp, zob):
     """Fill ``out_*`` with the distinct legal results of rolling ``d1``-``d2`` at ``start``.
 
-    ``out_steps[k, j] = (from, to)`` for the j-th checker move of result k (to 0 = off).
-    ``stamp`` is a 1-element int64 array, bumped to clear the hash table in O(1).
-    Returns the number of results, or -1 when ``out_boards`` is too small.
+    ``out_steps[k, 2*j], out_steps[k, 2*j+1] = from, to`` for the j-th checker move of
+    result k (to 0 = off). ``stamp`` is a 1-element int64 array, bumped to clear the hash
+    table in O(1). Returns the number of results, or -1 when ``out_boards`` is too small.
     """
+    cap = out_boards.shape[0]
+    boards = np.empty((MAX_DICE + 1, 26), np.int8)
+    outside = np.zeros(MAX_DICE + 1, np.int64)
+    pcur = np.zeros(MAX_DICE + 1, np.int64)
+    moved = np.zeros(MAX_DICE + 1, np.int64)
+    sfrom = np.zeros(MAX_DICE, np.int8)
+    sto = np.zeros(MAX_DICE, np.int8)
+    dice = np.empty(MAX_DICE, np.int64)
+    used_hi = np.zeros(cap, np.int64)
+    return _generate_core(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, ht_idx, stamp, zob,
+                          boards, outside, pcur, moved, sfrom, sto, dice, used_hi)
+
+
+_WS_COLS = 35  # int8 per result: 26 board entries, 8 step entries (4 x from/to), 1 step count
+_WS64_FIXED = 1 + (MAX_DICE + 1) * 3 + MAX_DICE  # stamp, outside, pcur, moved, dice
+
+
+@njit(cache=True)
+def _generate_ws(start, d1, d2, ws8, ws64):
+    """:func:`_generate` on two preallocated 1-D workspaces (few arguments: cheap to call).
+
+    ``ws8`` int8, ``cap * 35 + 5 * 26 + 8`` long: the results' boards (cap x 26), steps
+    (cap x 8) and step counts (cap), then the DFS boards and step origins/targets.
+    ``ws64`` int64: hash table stamps and indices, the stamp, the DFS state and the
+    per-result larger-die flags.
+    """
+    cap = (ws8.shape[0] - (MAX_DICE + 1) * 26 - 2 * MAX_DICE) // _WS_COLS
+    h = (ws64.shape[0] - _WS64_FIXED - cap) // 2
+    o = 2 * h
+    a = cap * 26
+    b = cap * 34
+    c = cap * 35
+    e = c + (MAX_DICE + 1) * 26
+    return _generate_core(
+        start, d1, d2,
+        ws8[0:a].reshape((cap, 26)), ws8[a:b].reshape((cap, 2 * MAX_DICE)), ws8[b:c],
+        ws64[0:h], ws64[h:o], ws64[o:o + 1], _ZOBRIST,
+        ws8[c:e].reshape((MAX_DICE + 1, 26)),
+        ws64[o + 1:o + 1 + MAX_DICE + 1],
+        ws64[o + 1 + (MAX_DICE + 1):o + 1 + 2 * (MAX_DICE + 1)],
+        ws64[o + 1 + 2 * (MAX_DICE + 1):o + 1 + 3 * (MAX_DICE + 1)],
+        ws8[e:e + MAX_DICE],
+        ws8[e + MAX_DICE:e + 2 * MAX_DICE],
+        ws64[o + _WS64_FIXED - MAX_DICE:o + _WS64_FIXED],
+        ws64[o + _WS64_FIXED:o + _WS64_FIXED + cap],
+    )
+
+
+@njit(cache=True)
+def _generate_core(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, ht_idx, stamp, zob,
+                   boards, outside, pcur, moved, sfrom, sto, dice, used_hi):
+    """The search itself, on caller-provided scratch arrays (see :func:`_generate`)."""
     cap = out_boards.shape[0]
     dbl = d1 == d2
     nd = 4 if dbl else 2
     hi = d1 if d1 > d2 else d2
-    boards = np.empty((MAX_DICE + 1, 26), np.int8)
-    outside = np.zeros(MAX_DICE + 1, np.int64)
-    pcur = np.zeros(MAX_DICE + 1, np.int64)
-    moved = np.zeros(MAX_DICE + 1, np.bool_)
-    sfrom = np.zeros(MAX_DICE, np.int8)
-    sto = np.zeros(MAX_DICE, np.int8)
-    dice = np.empty(MAX_DICE, np.int64)
-    used_hi = np.zeros(cap, np.bool_)
 
     count = 0
     best = -1
@@ -179,8 +223,8 @@ def _generate(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, ht_idx
                         for i in range(26):
                             out_boards[count, i] = b[i]
                         for j in range(depth):
-                            out_steps[count, j, 0] = sfrom[j]
-                            out_steps[count, j, 1] = sto[j]
+                            out_steps[count, 2 * j] = sfrom[j]
+                            out_steps[count, 2 * j + 1] = sto[j]
                         out_nsteps[count] = depth
                         used_hi[count] = isHi
                         count += 1
@@ -202,8 +246,8 @@ def _generate(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, ht_idx
                     if n != k:
                         for i in range(26):
                             out_boards[n, i] = out_boards[k, i]
-                        out_steps[n, 0, 0] = out_steps[k, 0, 0]
-                        out_steps[n, 0, 1] = out_steps[k, 0, 1]
+                        out_steps[n, 0] = out_steps[k, 0]
+                        out_steps[n, 1] = out_steps[k, 1]
                         out_nsteps[n] = 1
                     n += 1
             count = n
@@ -218,12 +262,21 @@ def _generate_batch(boards, dice, out_boards, offsets, ht_stamp, ht_idx, stamp, 
     """
     n = boards.shape[0]
     tmp_b = np.empty((per_cap, 26), np.int8)
-    tmp_s = np.empty((per_cap, MAX_DICE, 2), np.int8)
+    tmp_s = np.empty((per_cap, 2 * MAX_DICE), np.int8)
     tmp_n = np.empty(per_cap, np.int8)
+    stack = np.empty((MAX_DICE + 1, 26), np.int8)
+    outside = np.zeros(MAX_DICE + 1, np.int64)
+    pcur = np.zeros(MAX_DICE + 1, np.int64)
+    moved = np.zeros(MAX_DICE + 1, np.int64)
+    sfrom = np.zeros(MAX_DICE, np.int8)
+    sto = np.zeros(MAX_DICE, np.int8)
+    dv = np.empty(MAX_DICE, np.int64)
+    used_hi = np.zeros(per_cap, np.int64)
     total = 0
     offsets[0] = 0
     for i in range(n):
-        c = _generate(boards[i], dice[i, 0], dice[i, 1], tmp_b, tmp_s, tmp_n, ht_stamp, ht_idx, stamp, zob)
+        c = _generate_core(boards[i], dice[i, 0], dice[i, 1], tmp_b, tmp_s, tmp_n, ht_stamp, ht_idx, stamp, zob,
+                           stack, outside, pcur, moved, sfrom, sto, dv, used_hi)
         if c < 0 or total + c > out_boards.shape[0]:
             return -1
         for k in range(c):
@@ -235,16 +288,19 @@ def _generate_batch(boards, dice, out_boards, offsets, ht_stamp, ht_idx, stamp, 
 
 
 class _Scratch:
-    """Reusable buffers so that a call allocates nothing but its answer."""
+    """Reusable workspaces so that a call allocates nothing but its answer."""
 
     def __init__(self, cap: int = 1024) -> None:
         self.cap = cap
-        self.boards = np.empty((cap, 26), np.int8)
-        self.steps = np.empty((cap, MAX_DICE, 2), np.int8)
-        self.nsteps = np.empty(cap, np.int8)
-        self.ht_stamp = np.zeros(_HASH_SIZE * (cap // 1024 + 1) * 2, np.int64)
-        self.ht_idx = np.zeros_like(self.ht_stamp)
-        self.stamp = np.zeros(1, np.int64)
+        h = _HASH_SIZE * (cap // 1024 + 1) * 2
+        self.ws8 = np.zeros(cap * _WS_COLS + (MAX_DICE + 1) * 26 + 2 * MAX_DICE, np.int8)
+        self.boards = self.ws8[: cap * 26].reshape(cap, 26)
+        self.steps = self.ws8[cap * 26 : cap * 34].reshape(cap, 2 * MAX_DICE)
+        self.nsteps = self.ws8[cap * 34 : cap * 35]
+        self.ws64 = np.zeros(2 * h + _WS64_FIXED + cap, np.int64)
+        self.ht_stamp = self.ws64[:h]
+        self.ht_idx = self.ws64[h:2 * h]
+        self.stamp = self.ws64[2 * h:2 * h + 1]
 
 
 _scratch = _Scratch()
@@ -254,7 +310,7 @@ def _run(board: np.ndarray, d1: int, d2: int) -> int:
     global _scratch
     while True:
         s = _scratch
-        n = _generate(board, d1, d2, s.boards, s.steps, s.nsteps, s.ht_stamp, s.ht_idx, s.stamp, _ZOBRIST)
+        n = _generate_ws(board, d1, d2, s.ws8, s.ws64)
         if n >= 0:
             return n
         _scratch = _Scratch(s.cap * 4)
@@ -265,15 +321,21 @@ def legal_results(board: np.ndarray, d1: int, d2: int) -> np.ndarray:
 
     An unplayable roll gives one result, the unchanged board.
     """
-    n = _run(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2))
-    return _scratch.boards[:n].copy()
+    if board.dtype != np.int8 or not board.flags.c_contiguous:
+        board = np.ascontiguousarray(board, dtype=np.int8)
+    s = _scratch
+    n = _generate_ws(board, int(d1), int(d2), s.ws8, s.ws64)
+    if n < 0:
+        n = _run(board, int(d1), int(d2))
+        s = _scratch
+    return s.boards[:n].copy()
 
 
 def legal_results_with_steps(board: np.ndarray, d1: int, d2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Like :func:`legal_results`, plus ``steps (n, 4, 2)`` and ``nsteps (n,)`` for each."""
     n = _run(np.ascontiguousarray(board, dtype=np.int8), int(d1), int(d2))
     s = _scratch
-    return s.boards[:n].copy(), s.steps[:n].copy(), s.nsteps[:n].copy()
+    return s.boards[:n].copy(), s.steps[:n].reshape(n, MAX_DICE, 2).copy(), s.nsteps[:n].copy()
 
 
 _batch_cap = [1 << 15]

@@ -163,10 +163,14 @@ def format_moves(moves: Sequence[CheckerMove], position: Position | None = None)
     for path in chains:
         kept = [path[0]] + [w for w in path[1:-1] if w[1]] + [path[-1]]
         if position is not None and len(path) == 3 and not path[1][1]:
-            d1, d2 = path[0][0] - path[1][0], path[1][0] - path[2][0]
-            alt = path[0][0] - d2
-            if d1 != d2 and path[2][0] != OFF and 1 <= alt <= 24 and position.board[alt] == -1:
-                kept = list(path)
+            start, mid, end = path[0][0], path[1][0], path[2][0]
+            d1 = start - mid
+            # the second die: exact, or (bearing off) possibly larger than the distance
+            for d2 in ([mid - end] if end != OFF else range(mid, 7)):
+                alt = start - d2
+                if d2 != d1 and 1 <= alt <= 24 and position.board[alt] == -1:
+                    kept = list(path)
+                    break
         key = tuple(p for p, _ in kept)
         if key in groups:
             g = groups[key]
