@@ -65,12 +65,15 @@ def fast_position_from_id(pid: str) -> Position:
     return Position(tuple(b))
 
 
+_RUNS = ["1" * n + "0" for n in range(16)]
+
+
 def fast_position_id(board: np.ndarray) -> str:
     """:func:`engine.ids.position_id` of a board array (player on roll), without a Position."""
-    b = [int(v) for v in board]
-    me = [max(b[p], 0) for p in range(1, 25)] + [b[25]]
-    opp = [max(-b[25 - p], 0) for p in range(1, 25)] + [-b[0]]
-    bits = "".join("1" * n + "0" for n in opp + me)
+    b = np.asarray(board, dtype=np.int64)
+    me = np.maximum(b[1:26], 0).tolist()
+    opp = np.maximum(-b[24::-1], 0).tolist()
+    bits = "".join([_RUNS[n] for n in opp] + [_RUNS[n] for n in me])
     key = int(bits[::-1], 2).to_bytes(10, "little")
     return base64.b64encode(key).decode("ascii")[:14]
 
@@ -85,8 +88,15 @@ class Query:
     dice: Roll | None = None
 
 
+_ROLLS = {(a, b): Roll.of(a, b) for a in range(1, 7) for b in range(1, 7)}
+
+
 def parse_dice(dice: Any) -> Roll:
     """``[3, 1]``, ``(3, 1)``, ``"31"`` or ``"3-1"`` → :class:`Roll`; QueryError otherwise."""
+    if isinstance(dice, list) and len(dice) == 2:
+        roll = _ROLLS.get((dice[0], dice[1])) if all(type(d) is int for d in dice) else None
+        if roll is not None:
+            return roll
     try:
         if isinstance(dice, str):
             return Roll.parse(dice)

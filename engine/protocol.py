@@ -120,11 +120,12 @@ class EngineSession:
     def _best(self, req: dict[str, Any]) -> dict[str, Any]:
         q = self._query(req, need_dice=True)
         ply = self._ply(req, 1, 1, 3)
-        top = req.get("top", 1)
-        if not isinstance(top, int) or isinstance(top, bool) or top < 1:
+        top = req.get("top")
+        if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 1):
             raise ProtocolError(f"top must be a positive integer, got {top!r}")
-        res = self.engine().best(q.position, q.dice, ply=ply, top=top, state=q.state)
-        return res.to_dict(with_candidates=True)
+        res = self.engine().best(q.position, q.dice, ply=ply, top=top or 1, state=q.state)
+        # PROTOCOL.md: candidates may be left out only when top is absent
+        return res.to_dict(with_candidates=top is not None)
 
     def _eval(self, req: dict[str, Any]) -> dict[str, Any]:
         q = self._query(req, need_dice=False)

@@ -277,6 +277,21 @@ class Search:
             raise SearchError("the game is over")
         scorer = scorer_for(state, met)
         results, steps, nsteps = legal_results_with_steps(board, d1, d2)
+        if ply == 1 and isinstance(scorer, CubelessScorer) and (results > 0).any(axis=1).all():
+            # the common case, kept lean: one evaluator call, nothing finished
+            probs = flip_probs(self._evaluate(flip_array(results)))
+            equity = cubeless_equity(probs)
+            return RankedPlays(
+                boards=results,
+                steps=steps,
+                nsteps=nsteps,
+                probs=probs,
+                equity=equity,
+                score=equity,
+                ply=np.ones(len(results), np.int64),
+                order=np.argsort(-equity, kind="stable"),
+                cubeful=False,
+            )
         probs1, scores1 = self._after_play(results, 0, [scorer])
         probs, scores = probs1[0].copy(), scores1[0].copy()
         plies = np.ones(len(results), np.int64)

@@ -99,7 +99,8 @@ def test_cube_replies_money_match_crawford_owned_beaver(session):
 
 def test_xgid_dice_and_match_id_are_read(session):
     by_id, _, _ = session
-    assert by_id["11"]["ok"] and by_id["11"]["play"]
+    assert by_id["11"]["ok"] and by_id["11"]["play"] and isinstance(by_id["11"]["equity"], float)
+    assert "candidates" not in by_id["11"]  # optional only when top is absent
     assert by_id["12"]["ok"] and len(by_id["12"]["steps"]) == 4
 
 
