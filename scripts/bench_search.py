@@ -33,7 +33,7 @@ from engine.randpos import random_game_positions
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--positions", type=int, default=300, help="positions for the ply-1 and gnubg 0-ply timings")
     parser.add_argument("--ply2-positions", type=int, default=100, help="positions for ply 2 and gnubg 1-ply")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds; the best round counts")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of fresh positions (totals are summed)")
     parser.add_argument("--model", default=None, help="model file; default: the shipped model")
     parser.add_argument(
         "--no-fallback",
@@ -137,56 +137,63 @@ def run(args: argparse.Namespace) -> int:
     session.handle_line(warm[0])
     pipe.sequential(warm)
 
-    def ply1(sl: slice) -> float:
-        t = time.perf_counter()
-        for p, d in zip(positions[sl], dice[sl]):
-            engine.best(p, (int(d[0]), int(d[1])), ply=1)
-        return time.perf_counter() - t
-
-    def ply1_session(reqs: list[str]) -> float:
-        t = time.perf_counter()
-        for r in reqs:
-            session.handle_line(r)
-        return time.perf_counter() - t
-
-    def ply2(sl: slice) -> float:
-        t = time.perf_counter()
-        for p, d in zip(positions[sl], dice[sl]):
-            engine.best(p, (int(d[0]), int(d[1])), ply=2)
-        return time.perf_counter() - t
-
-    def gnubg(sl: slice, n: int) -> float:
-        gb = [to_gnubg_board(b) for b in boards[sl]]
-        t = time.perf_counter()
-        for g, d in zip(gb, dice[sl]):
-            gnubg_nn.best_move(g, int(d[0]), int(d[1]), n=n)
-        return time.perf_counter() - t
-
-    # interleaved rounds, best round kept: the machine may be shared with training jobs
-    times: dict[str, list[float]] = {k: [] for k in ("ply1", "session", "pipe", "pipelined", "ply2", "g0", "g1")}
+    clock = time.perf_counter
+    # Each position is timed by the in-process contenders back to back, so that load
+    # changes on a shared machine hit all of them alike; totals are summed over the rounds.
+    tot = dict.fromkeys(("ply1", "session", "pipe", "pipelined", "g0", "ply2", "g1"), 0.0)
     failures = 0
     for s1, s2 in sets:
         reqs = requests(boards[s1], dice[s1])
-        times["ply1"].append(ply1(s1))
-        times["session"].append(ply1_session(reqs))
+        gb1 = [to_gnubg_board(b) for b in boards[s1]]
+        for i, (p, d, r, g) in enumerate(zip(positions[s1], dice[s1], reqs, gb1)):
+            roll = (int(d[0]), int(d[1]))
+            # alternate who goes first: the second call finds warm caches
+            if i % 2 == 0:
+                t0 = clock()
+                engine.best(p, roll, ply=1)
+                t1 = clock()
+                session.handle_line(r)
+                t2 = clock()
+                tot["ply1"] += t1 - t0
+                tot["session"] += t2 - t1
+            else:
+                t0 = clock()
+                session.handle_line(r)
+                t1 = clock()
+                engine.best(p, roll, ply=1)
+                t2 = clock()
+                tot["session"] += t1 - t0
+                tot["ply1"] += t2 - t1
+            t3 = clock()
+            gnubg_nn.best_move(g, roll[0], roll[1], n=0)
+            tot["g0"] += clock() - t3
+        # the pipe as a client sees it: one request after another, engine kept busy
         t, f = pipe.sequential(reqs)
-        times["pipe"].append(t)
-        t2, f2 = pipe.pipelined(reqs)
-        times["pipelined"].append(t2)
-        failures += f + f2
-        times["g0"].append(gnubg(s1, 0))
-        times["ply2"].append(ply2(s2))
-        times["g1"].append(gnubg(s2, 1))
+        tot["pipe"] += t
+        failures += f
+        t, f = pipe.pipelined(reqs)
+        tot["pipelined"] += t
+        failures += f
+        gb2 = [to_gnubg_board(b) for b in boards[s2]]
+        for p, d, g in zip(positions[s2], dice[s2], gb2):
+            roll = (int(d[0]), int(d[1]))
+            t0 = clock()
+            engine.best(p, roll, ply=2)
+            t1 = clock()
+            gnubg_nn.best_move(g, roll[0], roll[1], n=1)
+            t2 = clock()
+            tot["ply2"] += t1 - t0
+            tot["g1"] += t2 - t1
     pipe.close()
-    best = {k: min(v) for k, v in times.items()}
-    t_ply1, t_session, t_pipe, t_pipelined = best["ply1"], best["session"], best["pipe"], best["pipelined"]
-    t_ply2, t_g0, t_g1 = best["ply2"], best["g0"], best["g1"]
+    n1, n2 = n1 * rounds, n2 * rounds
+    t_ply1, t_session, t_pipe, t_pipelined = tot["ply1"], tot["session"], tot["pipe"], tot["pipelined"]
+    t_ply2, t_g0, t_g1 = tot["ply2"], tot["g0"], tot["g1"]
 
     fig = {
         "evaluator": described,
         "seed": args.seed,
-        "positions_ply1_per_round": n1,
-        "positions_ply2_per_round": n2,
+        "positions_ply1": n1,
+        "positions_ply2": n2,
         "rounds": args.rounds,
         "tabla_ply1_pipe_per_s": _rate(n1, t_pipe),
         "tabla_ply1_pipe_pipelined_per_s": _rate(n1, t_pipelined),
@@ -206,8 +213,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in fig.items()}))
         return 0
-    print(f"tabla bench search: {rounds} rounds of {n1} (ply 1) + {n2} (ply 2) fresh contact positions"
-          f" (seed {args.seed}; best round counts), evaluator: {described}")
+    print(f"tabla bench search: {n1} (ply 1) + {n2} (ply 2) fresh contact positions, {rounds} rounds"
+          f" (seed {args.seed}), evaluator: {described}")
     print(f"  Tabla ply 1, tabla engine pipe : {fig['tabla_ply1_pipe_per_s']:9.1f} decisions/s   (one request at a time;"
           f" pipe + JSON {100 * fig['pipe_overhead_share_of_ply1']:.1f}% of the time)")
     print(f"  Tabla ply 1, pipe, pipelined   : {fig['tabla_ply1_pipe_pipelined_per_s']:9.1f} decisions/s   (requests written ahead)")
