@@ -23,10 +23,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p = sub.add_parser(kind, help=help_text, description=help_text)
         p.add_argument("--json", action="store_true", help="print one JSON object with the figures")
         p.add_argument("--seed", type=int, default=1, help="seed of the position set")
-        module = importlib.import_module(f"scripts.bench_{kind}")
+        try:
+            module = importlib.import_module(f"scripts.bench_{kind}")
+        except ImportError as exc:  # reported only when this kind is run
+            p.set_defaults(import_error=f"benchmark {kind!r} is unavailable: {exc}")
+            continue
         module.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "import_error", None):
+        raise ImportError(args.import_error)
     module = importlib.import_module(f"scripts.bench_{args.kind}")
     return int(module.run(args) or 0)
