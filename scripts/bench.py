@@ -33,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "import_error", None):
-        raise ImportError(args.import_error)
+        from scripts.tabla import CliError
+
+        raise CliError(args.import_error)
     module = importlib.import_module(f"scripts.bench_{args.kind}")
     return int(module.run(args) or 0)
