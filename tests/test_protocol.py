@@ -209,3 +209,59 @@ def test_fast_position_id_codec_equals_the_reference_codec():
     for bad in ("////////////AA", "AAAAAAAAAAAAA!", "abc", "4HPwATDgc/ABM="):
         with pytest.raises(IdError):
             fast_position_from_id(bad)
+
+
+# --------------------------------------------------------------------------- in-process fuzzing
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=10,
+)
+_FIELDS = ["id", "cmd", "position_id", "xgid", "match_id", "dice", "ply", "top", "cube_value", "cube_owner",
+           "match_length", "score", "crawford", "jacoby", "beavers", "max_cube"]
+_VALUES = {
+    "cmd": st.sampled_from(["legal", "best", "eval", "cube", "nope"]) | _JSON,
+    "position_id": st.sampled_from([START, AFTER_31, "AAAAAAAAAAAAAA", "////////////AA"]) | _JSON,
+    "dice": st.lists(st.integers(-1, 8), min_size=0, max_size=3) | _JSON,
+    "ply": st.integers(-1, 3) | _JSON,
+}
+
+
+def _session():
+    from engine.heuristic import HeuristicEvaluator
+    from engine.protocol import EngineSession
+
+    return EngineSession(lambda: HeuristicEvaluator())
+
+
+_FUZZ_SESSION = None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_line_gets_one_json_reply(line):
+    from engine.protocol import _dumps
+
+    global _FUZZ_SESSION
+    _FUZZ_SESSION = _FUZZ_SESSION or _session()
+    reply, _ = _FUZZ_SESSION.handle_line(line)
+    assert json.loads(_dumps(reply))["ok"] in (True, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries({}, optional={k: _VALUES.get(k, _JSON) for k in _FIELDS}))
+def test_any_request_object_gets_a_reply_never_an_internal_error(req):
+    from engine.protocol import _dumps
+
+    global _FUZZ_SESSION
+    _FUZZ_SESSION = _FUZZ_SESSION or _session()
+    if req.get("ply") == 3 and req.get("cmd") == "best":
+        req["ply"] = 1  # 3-ply is valid but slow; keep the fuzzing fast
+    reply, _ = _FUZZ_SESSION.handle(req)
+    out = json.loads(_dumps(reply))
+    assert out["ok"] in (True, False)
+    if not out["ok"]:
+        assert not out["error"].startswith("internal error"), (req, out)
