@@ -332,7 +332,7 @@ class Engine:
         if top < 1:
             raise QueryError(f"top must be at least 1, got {top}")
         try:
-            r = self.search.rank_plays(position.array(), roll.high, roll.low, ply, state, self.met)
+            r = self.search.rank_plays(position.array(), roll.high, roll.low, ply, state, self.met, min_candidates=top)
         except SearchError as exc:
             raise QueryError(str(exc)) from None
         scale = self._scale(state)

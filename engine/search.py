@@ -268,8 +268,13 @@ class Search:
         ply: int = 1,
         state: CubeState | None = None,
         met: MatchEquityTable | None = None,
+        min_candidates: int = 1,
     ) -> RankedPlays:
-        """Every legal play of ``d1``-``d2`` from ``board`` (player on roll), ranked at ``ply``."""
+        """Every legal play of ``d1``-``d2`` from ``board`` (player on roll), ranked at ``ply``.
+
+        At the root the move filter keeps at least the ``min_candidates`` best 1-ply plays
+        (e.g. all the plays a hint will show), whatever their distance to the best.
+        """
         if not 1 <= ply <= MAX_PLY_PLAY:
             raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
         board = np.ascontiguousarray(board, dtype=np.int8)
@@ -297,6 +302,8 @@ class Search:
         plies = np.ones(len(results), np.int64)
         if ply >= 2:
             keep = self._prune(scores, np.zeros(len(results), np.int64), 1)
+            if len(keep) < min_candidates:
+                keep = np.sort(np.argsort(-scores, kind="stable")[:min_candidates])
             pd, sd = self._after_play(results[keep], ply - 1, [scorer])
             probs[keep], scores[keep] = pd[0], sd[0]
             plies[keep] = ply

@@ -122,6 +122,15 @@ def test_pruning_keeps_the_one_ply_best_and_respects_the_filter():
     assert set(r2.order[: len(searched)]) == set(searched)
 
 
+def test_min_candidates_searches_at_least_that_many_plays_deeper():
+    ev = RandomLinearEvaluator(3)
+    flt = MoveFilter(max_candidates=1, tolerance=0.0)
+    r1 = Search(ev).rank_plays(MIDGAME.array(), 4, 1, ply=1)
+    r2 = Search(ev, flt).rank_plays(MIDGAME.array(), 4, 1, ply=2, min_candidates=4)
+    searched = set(np.flatnonzero(r2.ply == 2))
+    assert searched == set(r1.order[:4])
+
+
 def test_a_filter_of_one_candidate_plays_the_one_ply_choice():
     ev = RandomLinearEvaluator(5)
     for roll in (Roll(6, 5), Roll(3, 3), Roll(2, 1)):
