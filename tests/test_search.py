@@ -216,3 +216,35 @@ def test_bad_ply_and_finished_games_are_search_errors():
     done = Position.from_points({}, {6: 3})
     with pytest.raises(SearchError):
         s.evaluate_position(done.array(), ply=0)
+
+
+def test_cubeful_position_value_at_ply_one_averages_the_opponents_janowski_equity():
+    # Independent: for each roll, the play that leaves the opponent (on roll, cube seen
+    # from him) the lowest cubeful Janowski value; ours is minus that, weighted.
+    from engine.cube import CubeOwner, cube_efficiency, cubeful_equity
+
+    ev = RandomLinearEvaluator(4)
+    pos = MIDGAME
+    for state in (CubeState(), CubeState(value=2, owner=CubeOwner.OPPONENT), CubeState(value=2, owner=CubeOwner.PLAYER)):
+        got = Search(ev).evaluate_position(pos.array(), ply=1, states=[state]).scores[0]
+        expected = 0.0
+        for roll in ALL_ROLLS:
+            best = -np.inf
+            for r in legal_positions(pos, roll):
+                opp = r.flip().array()
+                p = ev.evaluate(opp[None])[0]
+                v = -float(cubeful_equity(p, state.flip(), float(cube_efficiency(opp)[0])))
+                best = max(best, v)
+            expected += roll.weight / 36.0 * best
+        assert got == pytest.approx(expected, abs=1e-9)
+
+
+def test_match_position_value_is_in_match_winning_chances():
+    from engine.cube import cube_efficiency, cubeful_equity
+
+    ev = RandomLinearEvaluator(4)
+    state = CubeState(match_length=7, score=(3, 5))
+    got = Search(ev).evaluate_position(MIDGAME.array(), ply=0, states=[state]).scores[0]
+    p = ev.evaluate(MIDGAME.array()[None])[0]
+    assert got == pytest.approx(float(cubeful_equity(p, state, float(cube_efficiency(MIDGAME.array())[0]))))
+    assert 0.0 < got < 1.0
