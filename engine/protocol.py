@@ -16,7 +16,19 @@ import logging
 import sys
 from typing import Any, BinaryIO, Callable, TextIO
 
-from engine.api import Engine, ModelError, QueryError, limit_blas_threads, load_model, resolve_query
+from engine.api import (
+    Engine,
+    ModelError,
+    Query,
+    QueryError,
+    fast_position_from_id,
+    limit_blas_threads,
+    load_model,
+    parse_dice,
+    resolve_query,
+)
+from engine.cube import MONEY
+from engine.ids import IdError
 from engine.evaluator import Evaluator
 
 log = logging.getLogger("tabla.engine")
@@ -91,13 +103,23 @@ class EngineSession:
     @staticmethod
     def _query(req: dict[str, Any], need_dice: bool):
         fields = {k: req[k] for k in STATE_FIELDS if k in req}
-        q = resolve_query(
-            position_id=req.get("position_id"),
-            xgid=req.get("xgid"),
-            match_id=req.get("match_id"),
-            dice=req.get("dice"),
-            **fields,
-        )
+        pid = req.get("position_id")
+        if not fields and type(pid) is str and "xgid" not in req and "match_id" not in req:
+            # the common request: a Position ID, maybe dice, money game
+            try:
+                position = fast_position_from_id(pid)
+            except IdError as exc:
+                raise QueryError(str(exc)) from None
+            dice = req.get("dice")
+            q = Query(position, MONEY, None if dice is None else parse_dice(dice))
+        else:
+            q = resolve_query(
+                position_id=pid,
+                xgid=req.get("xgid"),
+                match_id=req.get("match_id"),
+                dice=req.get("dice"),
+                **fields,
+            )
         if need_dice and q.dice is None:
             raise ProtocolError("the request needs \"dice\", e.g. [3, 1]")
         b = q.position.board
