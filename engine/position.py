@@ -73,6 +73,13 @@ class Position:
         return cls(_START)
 
     @classmethod
+    def trusted(cls, board: tuple[int, ...]) -> "Position":
+        """Wrap a 26-tuple already known to be valid (decoders that checked it), unchecked."""
+        p = object.__new__(cls)
+        object.__setattr__(p, "board", board)
+        return p
+
+    @classmethod
     def from_array(cls, arr: Iterable[int]) -> "Position":
         """Build from any 26-long integer sequence in the layout of this module."""
         return cls(tuple(int(x) for x in arr))

@@ -16,6 +16,8 @@ import logging
 import sys
 from typing import Any, BinaryIO, Callable, TextIO
 
+import orjson
+
 from engine.api import (
     Engine,
     ModelError,
@@ -65,9 +67,14 @@ class EngineSession:
     def handle_line(self, line: str) -> tuple[dict[str, Any], bool]:
         """The reply to one input line, and whether the session should end."""
         try:
-            req = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            return _error(None, f"the line is not valid JSON ({_first_line(exc)})"), False
+            req = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            # orjson is strict (64-bit integers, nesting depth): let the standard parser
+            # accept what it can and give its message otherwise
+            try:
+                req = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                return _error(None, f"the line is not valid JSON ({_first_line(exc)})"), False
         if not isinstance(req, dict):
             return _error(None, "a request must be a JSON object"), False
         return self.handle(req)
@@ -180,6 +187,10 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
 def _dumps(obj: dict[str, Any]) -> str:
+    try:
+        return orjson.dumps(obj).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        pass
     try:
         return _ENCODER.encode(obj)
     except (TypeError, ValueError):
