@@ -26,6 +26,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from engine.batch import result_points, segment_argmax
 from engine.evaluator import Evaluator, cubeless_equity, flip_probs
 from engine.movegen import children_batch
 from engine.position import Position, flip_array
@@ -47,25 +48,10 @@ class Player(Protocol):
 
 
 # ---------------------------------------------------------------------- helpers
-def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Global index of the first maximum of each non-empty segment ``values[o[i]:o[i+1]]``."""
-    return pubeval.segment_argmax(values, offsets)
-
-
 def terminal_values(boards: np.ndarray) -> np.ndarray:
     """Points for the mover of each result board (mover's view): 0 if the game goes on,
-    else +1 / +2 / +3 (the mover has borne off all 15: single, gammon, backgammon).
-
-    Only the mover can have just finished, so the values are never negative.
-    """
-    b = np.asarray(boards).reshape(-1, 26)
-    own = np.where(b > 0, b, 0).sum(axis=1)
-    opp = -np.where(b < 0, b, 0).sum(axis=1)
-    done = own == 0
-    gammon = opp == 15
-    # the loser's checkers on the bar (index 0) or in the winner's home board (1..6)
-    back = (b[:, 0:7] < 0).any(axis=1)
-    return np.where(done, np.where(gammon, np.where(back, 3, 2), 1), 0).astype(np.int64)
+    else +1 / +2 / +3 (:func:`engine.batch.result_points`)."""
+    return result_points(boards)
 
 
 def dice_stream(seed: int, pair: int, chunk: int) -> np.ndarray:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.batch import segment_argmax
 from engine.movegen import legal_results
 
 WIN_SCORE = 99999999.0
@@ -171,19 +172,3 @@ def choose_batch(boards: np.ndarray, dice: np.ndarray, children: np.ndarray, off
     race = np.repeat(is_race_batch(boards), counts)
     scores = pubeval_scores(children, race)
     return segment_argmax(scores, offsets)
-
-
-def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """For each segment ``values[offsets[i]:offsets[i+1]]`` (none empty), the global index
-    of its first maximum."""
-    counts = np.diff(offsets)
-    seg = np.repeat(np.arange(len(counts)), counts)
-    best = np.maximum.reduceat(values, offsets[:-1])
-    is_best = values >= best[seg]
-    idx = np.flatnonzero(is_best)
-    # first maximum of each segment
-    first = np.full(len(counts), -1, np.int64)
-    segs = seg[idx]
-    order = np.unique(segs, return_index=True)[1]
-    first[segs[order]] = idx[order]
-    return first

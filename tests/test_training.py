@@ -10,7 +10,8 @@ import pytest
 
 from engine.position import Position
 from training.config import TrainConfig
-from training.selfplay import SelfPlay, lambda_targets, mover_result, segment_argmax
+from engine.batch import result_points, segment_argmax
+from training.selfplay import SelfPlay, lambda_targets
 
 torch = pytest.importorskip("torch")
 
@@ -36,19 +37,19 @@ def test_lambda_zero_bootstraps_from_the_next_prediction_seen_from_the_other_sid
     assert np.allclose(g[2], [1, 0, 0, 0, 0])
 
 
-def test_mover_result_scores_single_gammon_and_backgammon():
+def test_result_points_scores_single_gammon_and_backgammon():
     single = Position.from_points({}, {6: 14}).array()  # opponent has one off
     gammon = Position.from_points({}, {6: 15}).array()
     backgammon = Position.from_points({}, {6: 14, 20: 1}).array()  # a checker in my home board
     on_bar = Position.from_points({}, {6: 14, 25: 1}).array()
     going_on = Position.from_points({1: 1}, {6: 15}).array()
-    assert list(mover_result(np.stack([single, gammon, backgammon, on_bar, going_on]))) == [1, 2, 3, 3, 0]
+    assert list(result_points(np.stack([single, gammon, backgammon, on_bar, going_on]))) == [1, 2, 3, 3, 0]
 
 
 def test_segment_argmax_picks_the_best_of_each_segment():
     v = np.array([0.1, 0.5, 0.2, -1.0, 3.0, 2.0])
     off = np.array([0, 3, 4, 6])
-    assert list(segment_argmax(v, off, np.ones(3), 0.0, np.zeros(3))) == [1, 3, 4]
+    assert list(segment_argmax(v, off)) == [1, 3, 4]
 
 
 def test_self_play_games_end_with_15_checkers_a_side_at_every_ply():

@@ -10,62 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.batch import result_points, segment_argmax
 from engine.movegen import children_batch
 from engine.position import Position, flip_array
-
-
-@njit(cache=True)
-def mover_result(children):
-    """Points the mover won with each child board (0 = the game goes on).
-
-    A child is a board after the mover's play, still in the mover's view.
-    """
-    n = children.shape[0]
-    out = np.zeros(n, np.int8)
-    for k in range(n):
-        b = children[k]
-        left = 0
-        for i in range(1, 26):
-            if b[i] > 0:
-                left += b[i]
-        if left > 0:
-            continue
-        opp_on = 0
-        back = False
-        for i in range(0, 25):
-            if b[i] < 0:
-                opp_on -= b[i]
-                if i <= 6:
-                    back = True
-        if opp_on < 15:
-            out[k] = 1
-        elif back:
-            out[k] = 3
-        else:
-            out[k] = 2
-    return out
-
-
-@njit(cache=True)
-def segment_argmax(values, offsets, rand, epsilon, rand_pick):
-    """Index of the best value within each segment ``offsets[i]:offsets[i+1]``.
-
-    With probability ``epsilon`` (``rand[i] < epsilon``) a uniformly random member instead.
-    """
-    n = offsets.shape[0] - 1
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        a = offsets[i]
-        b = offsets[i + 1]
-        if rand[i] < epsilon:
-            out[i] = a + int(rand_pick[i] * (b - a))
-            continue
-        best = a
-        for k in range(a + 1, b):
-            if values[k] > values[best]:
-                best = k
-        out[i] = best
-    return out
 
 
 def loser_probs(points: np.ndarray) -> np.ndarray:
@@ -145,7 +92,7 @@ class SelfPlay:
         if first.any():
             dice[first] = opening_dice(self.rng, int(first.sum()))
         children, offsets = children_batch(self.boards, dice)
-        result = mover_result(children)
+        result = result_points(children)
         opp = flip_array(children)
         probs = np.empty((len(children), 5), np.float32)
         live = result == 0
@@ -157,8 +104,11 @@ class SelfPlay:
         # equity for the mover = minus the opponent's cubeless equity
         p = probs
         eq_opp = 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
-        rnd = self.rng.random(n) if self.epsilon > 0 else np.ones(n)
-        idx = segment_argmax(-eq_opp, offsets, rnd, self.epsilon, self.rng.random(n))
+        idx = segment_argmax(-eq_opp, offsets)
+        if self.epsilon > 0:
+            explore = np.flatnonzero(self.rng.random(n) < self.epsilon)
+            sizes = offsets[explore + 1] - offsets[explore]
+            idx[explore] = offsets[explore] + (self.rng.random(len(explore)) * sizes).astype(np.int64)
         rows = np.arange(n)
         self.hist_boards[rows, self.ply] = self.boards
         self.ply += 1
