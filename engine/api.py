@@ -41,13 +41,18 @@ class QueryError(ValueError):
 
 
 # --------------------------------------------------------------------------- fast IDs
-@njit(cache=True)
-def _pid_runs_to_board(raw, board):
-    """Decode the 80 bits of a Position ID into ``board`` (26 entries).
+_BAD = 99  # first entry of a decoded tuple that is not a position
 
-    Returns 0, or 1 when the bits are not a position (then the reference decoder says why).
+
+@njit(cache=True)
+def _pid_bytes_to_tuple(raw):
+    """Decode the 10 bytes of a Position ID into the 26-tuple of a board.
+
+    The first entry is ``_BAD`` when the bits are not a position (then the reference
+    decoder says why). Returning a tuple lets numba build the Python object directly.
     """
     runs = np.zeros(50, np.int64)
+    b = np.zeros(26, np.int64)
     k = 0
     n = 0
     for i in range(80):
@@ -58,24 +63,24 @@ def _pid_runs_to_board(raw, board):
                 runs[k] = n
             k += 1
             n = 0
-    if k < 50:
-        return 1
     opp_total = 0
     me_total = 0
     for i in range(25):
         opp_total += runs[i]
         me_total += runs[25 + i]
-    if opp_total > 15 or me_total > 15:
-        return 1
-    board[0] = -runs[24]
-    board[25] = runs[49]
-    for i in range(24):
-        me = runs[25 + i]
-        opp = runs[23 - i]
-        if me and opp:
-            return 1
-        board[i + 1] = me - opp
-    return 0
+    if k < 50 or opp_total > 15 or me_total > 15:
+        b[0] = _BAD
+    else:
+        b[0] = -runs[24]
+        b[25] = runs[49]
+        for i in range(24):
+            me = runs[25 + i]
+            opp = runs[23 - i]
+            if me and opp:
+                b[0] = _BAD
+            b[i + 1] = me - opp
+    return (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+            b[13], b[14], b[15], b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25])
 
 
 @njit(cache=True)
@@ -107,10 +112,10 @@ def fast_position_from_id(pid: str) -> Position:
         return position_from_id(pid)
     if len(raw) != 10:
         return position_from_id(pid)
-    board = np.empty(26, np.int64)
-    if _pid_runs_to_board(np.frombuffer(raw, np.uint8), board):
+    board = _pid_bytes_to_tuple(raw)
+    if board[0] == _BAD:
         return position_from_id(pid)
-    return Position.trusted(tuple(board.tolist()))
+    return Position.trusted(board)
 
 
 def fast_position_id(board: np.ndarray) -> str:
