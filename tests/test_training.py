@@ -98,6 +98,14 @@ def test_train_rejects_bad_arguments_with_one_line(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr and "not found" in r.stderr
 
 
+def _running(pid: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "zombie" not in f.read()
+    except OSError:
+        return False
+
+
 @pytest.mark.slow
 def test_killed_training_resumes_from_an_intact_checkpoint(tmp_path):
     cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(tmp_path), "--workers", "1", "--minutes", "5",
@@ -107,7 +115,11 @@ def test_killed_training_resumes_from_an_intact_checkpoint(tmp_path):
     while not (tmp_path / "latest.pt").exists() and time.time() < deadline:
         time.sleep(1)
     time.sleep(9)
+    workers = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
     p.send_signal(signal.SIGKILL)
     p.wait()
+    time.sleep(5)
+    assert workers, "the trainer had worker processes"
+    assert [w for w in workers if _running(w)] == [], "the workers of a killed trainer stop by themselves"
     r = _train(tmp_path, "--games", "10", "--resume", str(tmp_path / "latest.pt"))
     assert r.returncode == 0, r.stderr

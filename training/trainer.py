@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import queue
 import time
 from dataclasses import dataclass, field
@@ -49,7 +50,10 @@ def _worker(wid: int, net, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, o
     buf_t: list[np.ndarray] = []
     nbuf = 0
     seen_req = ckpt_req.value
+    parent = os.getppid()
     while not stop.is_set():
+        if os.getppid() != parent:  # the main process was killed: do not run on orphaned
+            return
         for boards, vals in sp.step(evaluate):
             buf_b.append(boards)
             buf_t.append(lambda_targets(vals, len(boards), cfg.lam))
