@@ -101,6 +101,8 @@ class GameState:
     doubled: bool = False
     """A player doubled in this game (automatic doubles do not count)."""
     automatic_doubles: int = 0
+    opening: bool = False
+    """The opening play (made with the opening roll) is still to come: nobody may double."""
     resign_level: int = 0
     winner: int | None = None
     points: int = 0
@@ -157,6 +159,7 @@ class GameState:
             post_crawford=post_crawford,
             options=opts,
             automatic_doubles=autos,
+            opening=True,
         )
 
     # ------------------------------------------------------------------ queries
@@ -190,6 +193,7 @@ class GameState:
         the cap, not in the Crawford game."""
         return (
             self.phase is Phase.ROLL
+            and not self.opening
             and not self.crawford
             and self.cube_owner in (None, self.turn)
             and self.cube_value * 2 <= self.options.max_cube
@@ -216,6 +220,8 @@ class GameState:
             return f"cannot double now (waiting for {self.phase.value})"
         if self.crawford:
             return "no doubling in the Crawford game"
+        if self.opening:
+            return "no doubling before the opening play: it is made with the opening roll"
         if self.cube_owner not in (None, self.turn):
             return "the opponent owns the cube"
         return f"the cube is at its maximum ({self.options.max_cube})"
@@ -291,8 +297,8 @@ class GameState:
                 raise GameError(f"that play is not legal for {roll.high}-{roll.low}")
         if result.off == NUM_CHECKERS:
             kind = GameResult(result.result(self.options.backgammon_counts_two))
-            return replace(self, position=result)._end(self.turn, self._value(kind), kind, EndReason.PLAYED)
-        return replace(self, position=result.flip(), turn=1 - self.turn)
+            return replace(self, position=result, opening=False)._end(self.turn, self._value(kind), kind, EndReason.PLAYED)
+        return replace(self, position=result.flip(), turn=1 - self.turn, opening=False)
 
     # ------------------------------------------------------------------ scoring
     def _value(self, result: GameResult) -> int:

@@ -1,4 +1,6 @@
 """GameState: cube actions, scoring, Jacoby, beavers, automatic doubles, match and Crawford."""
+from dataclasses import replace
+
 import pytest
 
 from engine.dice import Roll
@@ -20,18 +22,32 @@ GAMMON_IN_ONE = P({1: 1}, {13: 15})  # we bear off the last checker; he has none
 BACKGAMMON_IN_ONE = P({1: 1}, {20: 15})  # his checkers in our home board
 
 
+def opened(*args, **kw):
+    """A new game just after the opening play (which is made before any double)."""
+    return replace(GameState.new_game(*args, **kw), opening=False)
+
+
+def test_nobody_may_double_before_the_opening_play():
+    g = GameState.new_game()
+    assert not g.can_double()
+    with pytest.raises(GameError, match="opening"):
+        g.double()
+    g = g.play(parse_play(g.position, Roll(3, 1), "8/5 6/5"), Roll(3, 1))
+    assert g.can_double()
+
+
 def win_with_11(state):
     return state.play(parse_play(state.position, Roll(1, 1), "1/off"), Roll(1, 1))
 
 
 def test_a_take_doubles_the_cube_and_gives_it_to_the_taker():
-    g = GameState.new_game().double().take()
+    g = opened().double().take()
     assert (g.cube_value, g.cube_owner, g.turn, g.phase) == (2, 1, 0, Phase.ROLL)
     assert not g.can_double()
 
 
 def test_only_the_cube_owner_may_redouble():
-    g = GameState.new_game().double().take()
+    g = opened().double().take()
     g = g.play(parse_play(g.position, Roll(3, 1), "8/5 6/5"))
     assert g.turn == 1 and g.can_double()
     g2 = g.double().take()
@@ -83,17 +99,17 @@ def test_automatic_doubles_are_money_only():
 
 def test_beaver_redoubles_and_keeps_the_cube_and_the_doubler_may_take_or_drop():
     opts = GameOptions(beavers=True)
-    g = GameState.new_game(opts).double().beaver()
+    g = opened(opts).double().beaver()
     assert g.phase is Phase.BEAVERED
     taken = g.take()
     assert (taken.cube_value, taken.cube_owner) == (4, 1)
-    dropped = GameState.new_game(opts).double().beaver().drop()
+    dropped = opened(opts).double().beaver().drop()
     assert (dropped.winner, dropped.points) == (1, 2)
 
 
 def test_beavers_are_not_allowed_unless_enabled_or_in_a_match():
     with pytest.raises(GameError):
-        GameState.new_game().double().beaver()
+        opened().double().beaver()
     with pytest.raises(GameError):
         GameState.new_game(GameOptions(beavers=True), match_length=5).double().beaver()
 
@@ -143,7 +159,8 @@ def test_match_score_reaching_one_away_starts_the_crawford_game_then_post_crawfo
     assert crawford.crawford and crawford.score == (4, 1) and not crawford.can_double()
     after = win_with_11(GameState(position=P({1: 1}, {6: 1}), turn=1, match_length=5, score=(4, 1), crawford=True))
     post = after.next_game()
-    assert not post.crawford and post.post_crawford and post.score == (4, 2) and post.can_double()
+    assert not post.crawford and post.post_crawford and post.score == (4, 2)
+    assert replace(post, opening=False).can_double()
 
 
 def test_the_match_ends_when_a_player_reaches_the_length():
@@ -159,7 +176,7 @@ def test_money_sessions_have_no_crawford_game():
 
 
 def test_match_info_round_trips_through_a_match_id():
-    g = GameState.new_game(match_length=7, score=(3, 5)).double()
+    g = opened(match_length=7, score=(3, 5)).double()
     info = g.match_info()
     assert info.double_offered and info.turn == 1 and info.player_on_roll == 0
     assert match_info_from_id(match_id(info)) == info
