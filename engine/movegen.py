@@ -258,7 +258,8 @@ def _generate_core(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, h
 def _generate_batch(boards, dice, out_boards, offsets, ht_stamp, ht_idx, stamp, zob, per_cap):
     """Children of many positions, concatenated; ``offsets`` gets N+1 entries.
 
-    Returns the total count, or -1 when ``out_boards`` is too small.
+    Returns the total count, -1 when ``out_boards`` is too small, or -2 when one
+    position has more results than ``per_cap``.
     """
     n = boards.shape[0]
     tmp_b = np.empty((per_cap, 26), np.int8)
@@ -277,7 +278,9 @@ def _generate_batch(boards, dice, out_boards, offsets, ht_stamp, ht_idx, stamp, 
     for i in range(n):
         c = _generate_core(boards[i], dice[i, 0], dice[i, 1], tmp_b, tmp_s, tmp_n, ht_stamp, ht_idx, stamp, zob,
                            stack, outside, pcur, moved, sfrom, sto, dv, used_hi)
-        if c < 0 or total + c > out_boards.shape[0]:
+        if c < 0:
+            return -2
+        if total + c > out_boards.shape[0]:
             return -1
         for k in range(c):
             for j in range(26):
@@ -339,6 +342,7 @@ def legal_results_with_steps(board: np.ndarray, d1: int, d2: int) -> tuple[np.nd
 
 
 _batch_cap = [1 << 15]
+_batch_scratch = [_scratch]
 
 
 def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -351,18 +355,18 @@ def children_batch(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np
     dice = np.ascontiguousarray(dice, dtype=np.int64)
     n = boards.shape[0]
     offsets = np.empty(n + 1, np.int64)
-    s = _scratch
-    per_cap = s.cap
+    cap = max(_batch_cap[0], n * 64)
     while True:
-        cap = max(_batch_cap[0], n * 64)
+        s = _batch_scratch[0]
         out = np.empty((cap, 26), np.int8)
-        total = _generate_batch(boards, dice, out, offsets, s.ht_stamp, s.ht_idx, s.stamp, _ZOBRIST, per_cap)
+        total = _generate_batch(boards, dice, out, offsets, s.ht_stamp, s.ht_idx, s.stamp, _ZOBRIST, s.cap)
         if total >= 0:
             return out[:total], offsets
-        _batch_cap[0] = cap * 2
-        if per_cap < 4096:
-            per_cap *= 4
-            s = _Scratch(per_cap)
+        if total == -1:  # the batch needs more room: keep the larger size for next time
+            cap *= 2
+            _batch_cap[0] = max(_batch_cap[0], cap)
+        else:  # one position has more plays than the per-position scratch holds
+            _batch_scratch[0] = _Scratch(s.cap * 4)
 
 
 def legal_positions(position: Position, roll: Roll) -> list[Position]:

@@ -26,3 +26,19 @@ def test_results_equal_gnubg_moves_on_20000_random_position_roll_pairs():
             if ours != theirs:
                 differences.append((b.tolist(), d1, d2))
     assert differences == []
+
+
+def test_batches_with_positions_of_thousands_of_plays_do_not_inflate_the_buffers():
+    from engine import movegen
+    from engine.position import Position
+
+    # 15 checkers on 15 different points, opponent on the bar: 1-1 has 2,224 distinct plays
+    spread = Position.from_points({p: 1 for p in (3, 4, 5, 7, 8, 10, 11, 13, 15, 16, 17, 19, 21, 23, 24)}, {25: 15})
+    b = spread.array()
+    single = movegen.legal_results(b, 1, 1)
+    assert len(single) > 2000
+    before = movegen._batch_cap[0]
+    for _ in range(40):  # once a rare position blew the batch buffer up on every call
+        children, offsets = movegen.children_batch(np.stack([b, b]), np.array([[1, 1], [1, 1]]))
+    assert len(children) == 2 * len(single) and list(offsets) == [0, len(single), 2 * len(single)]
+    assert movegen._batch_cap[0] <= max(before, 2 * 2 * len(single))
