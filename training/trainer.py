@@ -250,8 +250,9 @@ def train(
                 break
             if minutes is not None and now - t0 >= minutes * 60:
                 break
-            if not any(p.is_alive() for p in procs):
-                raise RuntimeError("all training workers died")
+            dead = [p.exitcode for p in procs if not p.is_alive()]
+            if dead:
+                raise RuntimeError(f"a training worker died (exit code {dead[0]}); see the log above")
     except KeyboardInterrupt:
         log.warning("interrupted: writing a final checkpoint")
     finally:
