@@ -10,18 +10,23 @@ so a terminal, a pipe and a pexpect script all work. The prompts:
 * ``you> `` before your roll: Enter (or ``roll``) rolls, ``double`` offers the cube,
   ``resign [single|gammon|backgammon]`` offers to resign.
 * ``move 5-4> `` after the roll: a play in standard notation (``8/5 6/5``, ``bar/22``,
-  ``6/off``, ``13/7*``, ``6/off(2)``). An illegal or malformed play is refused with the
-  reason; ``legal`` lists the legal plays. A roll that cannot be played is announced and
-  passes.
-* ``confirm> `` after a play is typed: it is shown on the board; Enter confirms it
-  ("the move counts once the dice are picked up"), ``undo`` takes it back.
+  ``6/off``, ``13/7*``, ``6/off(2)``), whole or in parts (``8/5``, then ``6/5``). Each
+  part must begin a legal play (:class:`TypedTurn`); the board is redrawn with it and the
+  dice still to play are shown; ``undo`` takes back the last part, down to the start of
+  the turn. An illegal or malformed play or part is refused with the reason; ``legal``
+  lists the legal plays (those starting with the typed part). A roll that cannot be
+  played is announced and passes.
+* ``confirm> `` once the typed parts make a whole play: it is shown on the board; Enter
+  confirms it ("the move counts once the dice are picked up"), ``undo`` takes back its
+  last part. A forced play (the roll's only legal play) goes straight to ``confirm> ``,
+  where Enter plays it.
 * ``take, drop or beaver> `` when Tabla doubles.
 * ``next game> `` between games and ``export> `` at the very end (``export FILE`` writes
   the games as a Jellyfish ``.mat`` file).
 
 Everywhere: ``hint`` (Tabla's top plays, or its cube decision, with equities), ``eval``,
-``pip``, ``board``, ``save FILE`` / ``load FILE`` (a game in progress as JSON; a bad file
-is refused in one line and the game goes on), ``export FILE``, ``help``, ``quit``. End of
+``pip``, ``board``, ``save FILE`` / ``load FILE`` (a game in progress as JSON, with the
+parts of a play typed in mid-turn; a bad file is refused in one line and the game goes on), ``export FILE``, ``help``, ``quit``. End of
 input and Ctrl-C end the session politely.
 
 Tabla plays at ``--ply`` (see :mod:`engine.search`), decides the cube at ``ply - 1``
@@ -38,7 +43,8 @@ import logging
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from itertools import permutations
+from typing import Any, Sequence, TextIO
 
 import numpy as np
 
@@ -54,11 +60,15 @@ from engine.notation import (
     IllegalPlayError,
     NotationError,
     Play,
+    checker_moves,
+    format_moves,
     legal_plays,
     parse_play,
     play_from_steps,
+    point_name,
 )
-from engine.position import GameResult, Position, PositionError
+from engine.notation import _parse_syntax as parse_chains  # the notation's tokenizer, reused for parts
+from engine.position import BAR, GameResult, Position, PositionError
 from eval.board_text import ENGINE, HUMAN, BoardView, render_board
 from eval.mat import format_mat
 from eval.match import Action, GameRecord, MatchRecord
@@ -74,15 +84,21 @@ HELP = """Commands:
   roll (or Enter)   roll the dice (before your roll)
   double            offer the cube (before your roll)
   8/5 6/5           a play in standard notation after rolling: bar/22, 6/off, 13/7*, 8/4(2)
-  undo              take back the play you typed (before confirming it)
-  legal             list the legal plays of your roll
+  8/5  then  6/5    ...or the play in parts: each part is checked and shown on the board
+  undo              take back the last part you typed (again and again, to the start of
+                    the turn); at confirm> it takes back the last part of the play
+  Enter             at confirm>: the play counts ("once the dice are picked up")
+                    A forced play (the roll's only legal play) is shown and played when you
+                    press Enter at confirm>.
+  legal             list the legal plays of your roll (those starting with what you typed)
   take / drop / beaver   answer a double
   resign [single|gammon|backgammon]   offer to resign (on your turn)
   hint              Tabla's best plays or cube decision, with equities
   eval              Tabla's evaluation of the position, from your side
   pip               pip counts
   board             show the board again
-  save FILE / load FILE   save or load the game in progress (JSON)
+  save FILE / load FILE   save or load the game in progress (JSON); a save in mid-turn
+                    keeps the moves you have typed, and load brings them back
   export FILE       write the finished games as a .mat file
   quit              end the session"""
 
@@ -183,10 +199,17 @@ def snapshot(
     current: GameRecord | None = None,
     judgements: list[Judgement] | None = None,
     move: int = 0,
+    partial: Sequence[Sequence[Step]] = (),
 ) -> dict[str, Any]:
-    """The JSON object of a saved game (``state`` must wait for a roll or a play)."""
+    """The JSON object of a saved game (``state`` must wait for a roll or a play).
+
+    ``partial`` are the parts of the play the human has typed in mid-turn (each a list of
+    ``(from, to, die)`` steps); they are restored on load, so undo works as before.
+    """
     if state.phase is not Phase.ROLL:
         raise GameError("a game can be saved only while a player is to roll or play")
+    if partial and (dice is None or state.turn != HUMAN):
+        raise GameError("a partial play is saved only on the human's turn, after the roll")
     return {
         "format": SAVE_FORMAT,
         "version": SAVE_VERSION,
@@ -207,6 +230,7 @@ def snapshot(
         "current": _record_to_dict(current) if current is not None else None,
         "judgements": [asdict(j) for j in judgements or []],
         "move": move,
+        "partial": [[list(s) for s in part] for part in partial],
     }
 
 
@@ -222,6 +246,8 @@ class Loaded:
     current: GameRecord | None = None
     judgements: list[Judgement] = field(default_factory=list)
     move: int = 0
+    partial: tuple[tuple[Step, ...], ...] = ()
+    """The parts of the human's play typed before saving (validated against the roll)."""
 
 
 def read_snapshot(data: Any, base: PlayConfig) -> Loaded:
@@ -268,7 +294,16 @@ def read_snapshot(data: Any, base: PlayConfig) -> Loaded:
         rng_state = data.get("rng")
         if rng_state is not None:
             np.random.default_rng().bit_generator.state = rng_state  # validates it
-        return Loaded(config, state, dice, rng_state, games, current, judgements, int(data.get("move", 0)))
+        partial: tuple[tuple[Step, ...], ...] = ()
+        if data.get("partial"):
+            if dice is None or state.turn != HUMAN:
+                raise SaveFileError("a partial play is saved only on the player's turn, after the roll")
+            try:
+                typed = TypedTurn.replay(state.position, Roll.of(*dice), data["partial"])
+            except IllegalPlayError as exc:
+                raise SaveFileError(f"the saved partial play is not legal: {exc}") from None
+            partial = typed.parts
+        return Loaded(config, state, dice, rng_state, games, current, judgements, int(data.get("move", 0)), partial)
     except SaveFileError:
         raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
@@ -329,6 +364,309 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+# --------------------------------------------------------------------------- plays typed in parts
+Step = tuple[int, int, int]
+"""One die of a typed play: ``(from, to, die)``; from 25 = bar, to 0 = off."""
+
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four"}
+
+
+def _single_step(board: Sequence[int], p: int, d: int) -> tuple[int, str]:
+    """Where die ``d`` takes the checker on ``p`` (``-1`` when it cannot), and why not.
+
+    The rules of :mod:`engine.movegen` for one die: the bar first, blocked points, and
+    bearing off (all 15 home; from the die's own point, or from the highest point when
+    the die is higher than every occupied point).
+    """
+    name = point_name(p)
+    if board[p] <= 0:
+        return -1, f"there is no checker on {name} to move"
+    if p != BAR and board[BAR] > 0:
+        many = board[BAR] > 1
+        return -1, f"the checker{'s' if many else ''} on the bar must enter first"
+    dest = p - d
+    if dest >= 1:
+        if board[dest] < -1:
+            return -1, f"point {dest} is blocked"
+        return dest, ""
+    if any(board[q] > 0 for q in range(7, 26)):
+        return -1, "checkers can be borne off only when all 15 are in the home board"
+    if dest == 0 or not any(board[q] > 0 for q in range(p + 1, 7)):
+        return 0, ""
+    return -1, f"a {d} bears off from {p} only when no checker is on a higher point"
+
+
+def _moved(board: tuple[int, ...], p: int, dest: int) -> tuple[int, ...]:
+    b = list(board)
+    b[p] -= 1
+    if dest != 0:
+        if b[dest] == -1:
+            b[dest] = 1
+            b[0] -= 1
+        else:
+            b[dest] += 1
+    return tuple(b)
+
+
+def _without(dice: tuple[int, ...], used: Sequence[int]) -> tuple[int, ...]:
+    rest = list(dice)
+    for d in used:
+        rest.remove(d)
+    return tuple(rest)
+
+
+def _reachable(board: tuple[int, ...], dice: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every board reachable by playing any number of ``dice`` one at a time, in any order."""
+    seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    out: set[tuple[int, ...]] = set()
+    todo = [(board, tuple(sorted(dice)))]
+    while todo:
+        b, rest = todo.pop()
+        if (b, rest) in seen:
+            continue
+        seen.add((b, rest))
+        out.add(b)
+        for d in set(rest):
+            after = _without(rest, (d,))
+            for p in range(25, 0, -1):
+                dest, _ = _single_step(b, p, d)
+                if dest >= 0:
+                    todo.append((_moved(b, p, dest), after))
+    return out
+
+
+def _max_dice(board: tuple[int, ...], dice: tuple[int, ...]) -> int:
+    """How many of ``dice`` can still be played from ``board``."""
+    best = 0
+    for d in set(dice):
+        for p in range(25, 0, -1):
+            dest, _ = _single_step(board, p, d)
+            if dest >= 0:
+                best = max(best, 1 + _max_dice(_moved(board, p, dest), _without(dice, (d,))))
+                if best == len(dice):
+                    return best
+    return best
+
+
+def _dice_words(dice: Sequence[int]) -> str:
+    """``the 1``, ``the 6 and the 1``, ``three 4s``."""
+    if len(dice) == 1:
+        return f"the {dice[0]}"
+    if len(set(dice)) == 1:
+        return f"{_COUNT_WORDS[len(dice)]} {dice[0]}s"
+    return " and ".join(f"the {d}" for d in sorted(dice, reverse=True))
+
+
+def _dice_sequences(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every ordered choice of one or more of ``dice``."""
+    return {seq for k in range(1, len(dice) + 1) for seq in permutations(dice, k)}
+
+
+@dataclass(frozen=True, slots=True)
+class TypedTurn:
+    """The checker moves typed so far in one turn, each typed part a prefix step of a legal play.
+
+    ``parts`` are the lines the player typed, each as its :data:`Step` s; every step is a
+    legal single-die move and the steps so far lead to at least one legal play of ``roll``
+    (:func:`engine.notation.legal_plays`). :meth:`add` checks a new part, :meth:`undo`
+    takes back the last one, :attr:`complete` is the legal play once the parts make one.
+    """
+
+    position: Position
+    roll: Roll
+    legal: tuple[Play, ...] = field(compare=False, repr=False)
+    parts: tuple[tuple[Step, ...], ...] = ()
+
+    @classmethod
+    def start(cls, position: Position, roll: Roll) -> "TypedTurn":
+        return cls(position, roll, tuple(legal_plays(position, roll)))
+
+    @classmethod
+    def replay(cls, position: Position, roll: Roll, parts: Sequence[Sequence[Sequence[int]]]) -> "TypedTurn":
+        """The turn with ``parts`` (``[[from, to, die], ...]`` each) typed; IllegalPlayError if
+        they are not a legal beginning of a play."""
+        turn = cls.start(position, roll)
+        for part in parts:
+            steps = tuple((int(f), int(t), int(d)) for f, t, d in part)
+            if not steps:
+                raise IllegalPlayError("an empty part")
+            turn = turn._checked(steps, format_moves(checker_moves(turn.current, [s[:2] for s in steps])))
+        return turn
+
+    # ------------------------------------------------------------- views
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return tuple(s for part in self.parts for s in part)
+
+    @property
+    def board(self) -> tuple[int, ...]:
+        b = self.position.board
+        for f, t, _ in self.steps:
+            b = _moved(b, f, t)
+        return b
+
+    @property
+    def current(self) -> Position:
+        """The position with the typed moves made (still the mover's view)."""
+        return Position(self.board)
+
+    @property
+    def remaining(self) -> tuple[int, ...]:
+        """The dice still to play, highest first."""
+        return tuple(sorted(_without(self.roll.dice(), [d for _, _, d in self.steps]), reverse=True))
+
+    @property
+    def text(self) -> str:
+        """The typed moves in standard notation (``""`` when none)."""
+        return format_moves(checker_moves(self.position, [s[:2] for s in self.steps]), self.position)
+
+    def part_text(self, i: int = -1) -> str:
+        """Notation of one typed part (the last by default)."""
+        before = TypedTurn(self.position, self.roll, self.legal, self.parts[:i % len(self.parts)])
+        return format_moves(checker_moves(before.current, [s[:2] for s in self.parts[i]]), before.current)
+
+    @property
+    def complete(self) -> Play | None:
+        """The legal play the typed moves make, or None while more must be played."""
+        board = self.board
+        return next((p for p in self.legal if p.result.board == board), None)
+
+    def continuations(self) -> list[Play]:
+        """The legal plays that begin with the typed moves."""
+        reach = _reachable(self.board, self.remaining)
+        return [p for p in self.legal if p.result.board in reach]
+
+    # ------------------------------------------------------------- changes
+    def undo(self) -> "TypedTurn":
+        """The turn without its last typed part."""
+        return TypedTurn(self.position, self.roll, self.legal, self.parts[:-1])
+
+    def add(self, text: str) -> "TypedTurn":
+        """The turn with the part ``text`` (one or more checker moves) typed after the others.
+
+        Raises :class:`NotationError` for text that is not notation, :class:`IllegalPlayError`
+        (with the reason) when no legal play begins with the moves typed so far and these,
+        and :class:`AmbiguousPlayError` when the text reads as different positions.
+        """
+        chains = parse_chains(text)
+        if not chains:
+            raise NotationError("type one or more checker moves, e.g. 8/5")
+        shown = " ".join(text.split())
+        board0 = self.board
+        rest0 = self.remaining
+        if not rest0:
+            raise IllegalPlayError("all the dice are played")
+        found: dict[tuple[int, ...], tuple[Step, ...]] = {}
+        failures: list[tuple[int, str]] = []
+
+        def segment_ways(b, rest, a, z, star) -> list[tuple[tuple[int, ...], tuple[Step, ...]]]:
+            ways = []
+            fitting = [seq for seq in _dice_sequences(rest)
+                       if (sum(seq) == a - z if z else sum(seq[:-1]) < a <= sum(seq))]
+            if not fitting:
+                failures.append((0, f"{point_name(a)}/{point_name(z)} does not fit {_dice_words(rest)}"))
+            for seq in fitting:
+                pos, bb, steps, ok = a, b, [], True
+                for n, d in enumerate(seq):
+                    dest, why = _single_step(bb, pos, d)
+                    if dest < 0 or (dest == 0 and n < len(seq) - 1):
+                        if why:
+                            failures.append((len(steps) + 1, why))
+                        ok = False
+                        break
+                    steps.append((pos, dest, d))
+                    bb = _moved(bb, pos, dest)
+                    pos = dest
+                if not ok or pos != z:
+                    continue
+                if star and b[z] != -1:
+                    failures.append((len(steps) + 1, f"there is no blot to hit on {z}"))
+                    continue
+                ways.append((bb, tuple(steps)))
+            return ways
+
+        def rec(segs, k, b, rest, steps) -> None:
+            if k == len(segs):
+                key = (b, tuple(sorted(_without(self.roll.dice(), [d for *_, d in self.steps + steps]))))
+                prev = found.get(key)
+                if prev is None or sum(d for *_, d in steps) < sum(d for *_, d in prev):
+                    found[key] = steps
+                return
+            a, z, star = segs[k]
+            for bb, st in segment_ways(b, rest, a, z, star):
+                rec(segs, k + 1, bb, _without(rest, [d for *_, d in st]), steps + st)
+
+        for order in dict.fromkeys(permutations(range(len(chains)))):
+            segs = [(a, z, star) for i in order
+                    for (a, _), (z, star) in zip(chains[i], chains[i][1:])]
+            rec(segs, 0, board0, rest0, ())
+            if found:
+                break
+        done = self.text
+        head = f"after {done} {_dice_words(rest0)} must still be played, but " if done else ""
+        if not found:
+            why = max(failures)[1] if failures else f"{shown} does not fit {_dice_words(rest0)}"
+            if done:
+                raise IllegalPlayError(f"{head}no legal play starts with {done} {shown} ({why})")
+            raise IllegalPlayError(f"{shown}: {why}")
+        good = {}
+        for (board, _), steps in found.items():
+            turn = TypedTurn(self.position, self.roll, self.legal, self.parts + (steps,))
+            if turn.complete is not None or turn.continuations():
+                best = good.get(board)
+                if best is None or sum(d for *_, d in steps) < sum(d for *_, d in best.parts[-1]):
+                    good[board] = turn
+        if not good:
+            (board, _), steps = next(iter(found.items()))
+            rest = _without(rest0, [d for *_, d in steps])
+            used = len(self.steps) + len(steps)
+            most = max(len(p.moves) for p in self.legal)
+            if used + _max_dice(board, rest) < most:
+                why = (f"then {_dice_words(rest)} cannot be played, and a play must use as many dice as it can"
+                       f" ({most} here)")
+            elif most == 1 and not self.roll.is_double:
+                why = f"only one die can be played, and then the larger ({self.roll.high}) must be played"
+            else:
+                why = "it does not lead to a legal play"
+            typed = f"{done} {shown}" if done else shown
+            raise IllegalPlayError(f"{head}no legal play starts with {typed} ({why})")
+        if len(good) > 1:
+            options = " or ".join(t.part_text() for t in good.values())
+            raise AmbiguousPlayError(f"{shown!r} could mean {options}; write the intermediate points")
+        return next(iter(good.values()))
+
+    def _checked(self, steps: tuple[Step, ...], shown: str) -> "TypedTurn":
+        """The turn with ``steps`` added, each checked as a legal die move leading to a legal play."""
+        rest = list(self.remaining)
+        b = self.board
+        for f, t, d in steps:
+            dest, why = _single_step(b, f, d)
+            if d not in rest or dest != t:
+                raise IllegalPlayError(f"{shown}: {why or f'{point_name(f)}/{point_name(t)} is not a move of a {d}'}")
+            rest.remove(d)
+            b = _moved(b, f, t)
+        turn = TypedTurn(self.position, self.roll, self.legal, self.parts + (steps,))
+        if turn.complete is None and not turn.continuations():
+            raise IllegalPlayError(f"no legal play starts with {turn.text}")
+        return turn
+
+    @classmethod
+    def of_play(cls, position: Position, roll: Roll, play: Play) -> "TypedTurn":
+        """The turn with a whole legal ``play`` typed as one part."""
+        turn = cls.start(position, roll)
+        rest = list(roll.dice())
+        steps = []
+        b = position.board
+        for m in play.moves:
+            f, t = m.from_point, m.to_point
+            # a bear-off uses the exact die when it can, else the smallest larger one that bears off
+            d = next(d for d in sorted(rest) if (f - d == t if t else f - d <= 0 and _single_step(b, f, d)[0] == 0))
+            rest.remove(d)
+            steps.append((f, t, d))
+            b = _moved(b, f, t)
+        return TypedTurn(position, roll, turn.legal, (tuple(steps),))
+
+
 # --------------------------------------------------------------------------- the session
 class PlaySession:
     """One sitting at the board: money games or a match against the engine."""
@@ -354,6 +692,9 @@ class PlaySession:
         self.move = 0
         self._ranking_key = None
         self._ranking = None
+        self.typed: TypedTurn | None = None
+        """The human's turn in progress: the parts of the play typed so far."""
+        self._restored_parts: tuple = ()
 
     # ----------------------------------------------------------------- I/O
     def say(self, text: str = "") -> None:
@@ -408,6 +749,8 @@ class PlaySession:
         self.judgements = loaded.judgements
         self.move = loaded.move
         self._ranking_key = None
+        self.typed = None
+        self._restored_parts = loaded.partial
 
     def run(self) -> int:
         """Play until the match ends or the player stops; returns the exit status."""
@@ -480,6 +823,7 @@ class PlaySession:
                                           after=play.result.board, steps=tuple(tuple(s) for s in play.steps())))
         self.state = gs.play(play)
         self.dice = None
+        self.typed = None
         self._ranking_key = None
         if player == HUMAN:
             self.move += 1
@@ -727,35 +1071,77 @@ class PlaySession:
         for i, p in enumerate(res.plays[:top], 1):
             diff = "" if i == 1 else (f" ({100 * p.difference:+.1f}%)" if res.mwc else f" ({p.difference:+.3f})")
             lines.append(f"  {i}. {p.play or '(no move)':<24} {self._value_text(p, res.mwc)}{diff}")
+        turn = self.typed
+        if turn is not None and turn.steps and turn.roll == roll:
+            ids = {position_id(p.next_position) for p in turn.continuations()}
+            found = next(((i, p) for i, p in enumerate(res.plays, 1) if p.position_id in ids), None)
+            if found is not None:
+                rank, best = found
+                lines.append(f"  Best play starting with your {turn.text}: {best.play} "
+                             f"(number {rank}, {self._value_text(best, res.mwc)})")
         return "\n".join(lines)
 
     def _human_play(self) -> None:
         gs = self.state
         dice = self.dice
         roll = Roll.of(*dice)
-        plays = legal_plays(gs.position, roll)
-        self.show_board()
+        restored, self._restored_parts = self._restored_parts, ()
+        turn = TypedTurn.start(gs.position, roll)
+        plays = list(turn.legal)
         if not plays[0].moves:
+            self.show_board()
             self.say(f"You roll {dice[0]}-{dice[1]} and cannot move.")
             self._apply_play(HUMAN, plays[0], dice)
             return
-        self.say(f"You roll {dice[0]}-{dice[1]}. Type your play, e.g. {plays[0].text}.")
+        if len(plays) == 1:
+            self.typed = TypedTurn.of_play(gs.position, roll, plays[0])
+            self._show_typed(f"Forced play: {plays[0].text}")
+            self.say(f"You roll {dice[0]}-{dice[1]}: your only legal play is {plays[0].text} (forced). "
+                     f"Press Enter to play it.")
+            self._confirm(forced=True)
+            self._apply_play(HUMAN, plays[0], dice)
+            return
+        if restored:
+            try:
+                turn = TypedTurn.replay(gs.position, roll, restored)
+            except IllegalPlayError as exc:  # read_snapshot validated them: cannot happen
+                log.warning("saved partial play dropped: %s", exc)
+        self.typed = turn
+        self._show_typed()
+        if turn.steps:
+            self.say(self._typed_status())
+        else:
+            self.say(f"You roll {dice[0]}-{dice[1]}. Type your play, e.g. {plays[0].text}, "
+                     f"or part of it, e.g. {plays[0].moves[0]}.")
         while True:
+            turn = self.typed
+            play = turn.complete
+            if play is not None:
+                self.say(f"You play {play.text}. Press Enter to confirm, or type undo.")
+                if self._confirm():
+                    self._judge_play(roll, play)
+                    self._apply_play(HUMAN, play, dice)
+                    return
+                self._take_back()
+                continue
             line = self.ask(f"move {dice[0]}-{dice[1]}> ")
             cmd, arg = _split(line)
             if cmd == "hint":
                 self.say(self._play_hint(roll))
                 continue
             if cmd in ("legal", "moves"):
-                self.say(f"Legal plays ({len(plays)}): " + ", ".join(p.text for p in plays))
+                self.say(self._legal_text())
                 continue
             if cmd == "resign":
                 self._human_resigns(arg)
                 if self.state.is_over:
                     return
                 continue
-            if cmd == "undo":
-                self.say("Nothing to undo: type your play.")
+            if cmd in ("undo", "u"):
+                if not turn.parts:
+                    self.say("Nothing to undo: type your play.")
+                else:
+                    self._take_back()
                 continue
             if cmd in ("double", "roll", "r", "d"):
                 self.say("You have rolled already: type your play.")
@@ -764,31 +1150,87 @@ class PlaySession:
                 continue
             if not line:
                 continue
+            self._type_part(line)
+
+    def _type_part(self, line: str) -> None:
+        """Add a typed part (or, at the start of the turn, a whole play) to the turn."""
+        turn = self.typed
+        whole_error = None
+        if not turn.parts:
             try:
-                play = parse_play(gs.position, roll, line)
+                play = parse_play(turn.position, turn.roll, line)
             except AmbiguousPlayError as exc:
                 self.say(f"Ambiguous: {exc}")
-                continue
-            except (NotationError, IllegalPlayError) as exc:
-                self.say(f"Illegal play: {exc}. Type legal to list the legal plays.")
-                continue
-            self.show_board(play.result)
-            self.say(f"You play {play.text}. Press Enter to confirm, or type undo.")
-            if self._confirm():
-                self._judge_play(roll, play)
-                self._apply_play(HUMAN, play, dice)
                 return
-            self.say("Play taken back.")
-            self.show_board()
+            except (NotationError, IllegalPlayError) as exc:
+                whole_error = exc  # perhaps the beginning of a play
+            else:
+                self.typed = TypedTurn.of_play(turn.position, turn.roll, play)
+                self._show_typed()
+                return
+        try:
+            self.typed = turn.add(line)
+        except AmbiguousPlayError as exc:
+            self.say(f"Ambiguous: {exc}")
+            return
+        except (NotationError, IllegalPlayError) as exc:
+            self.say(f"Illegal play: {whole_error or exc}. Type legal to list the legal plays.")
+            return
+        self._show_typed()
+        if self.typed.complete is None:
+            self.say(self._typed_status())
 
-    def _confirm(self) -> bool:
+    def _take_back(self) -> None:
+        """Undo the last typed part and show where the turn stands."""
+        turn = self.typed
+        part = turn.part_text()
+        self.typed = turn.undo()
+        self._show_typed()
+        if not self.typed.parts:
+            whole = turn.complete is not None  # the whole play typed on one line
+            self.say("Play taken back." if whole else f"Took back {part}: back to the start of your turn.")
+        else:
+            self.say(f"Took back {part}. {self._typed_status()}")
+
+    def _typed_status(self) -> str:
+        turn = self.typed
+        return f"You have played {turn.text}; still to play: {_dice_words(turn.remaining)}."
+
+    def _show_typed(self, note: str = "") -> None:
+        """The board with the moves typed so far (the turn's start when none)."""
+        turn = self.typed
+        if turn is None or not turn.steps:
+            self.show_board()
+            return
+        note = note or f"Typed: {turn.text}" + ("" if turn.complete else f"; to play: {_dice_words(turn.remaining)}")
+        self.say(render_board(replace(self.view(turn.current), note=note)))
+
+    def _legal_text(self) -> str:
+        turn = self.typed
+        if not turn.steps:
+            return f"Legal plays ({len(turn.legal)}): " + ", ".join(p.text for p in turn.legal)
+        plays = turn.continuations()
+        return f"Legal plays starting with {turn.text} ({len(plays)}): " + ", ".join(p.text for p in plays)
+
+    def _confirm(self, forced: bool = False) -> bool:
+        """Enter keeps the play (True), ``undo`` takes back its last part (False)."""
         while True:
-            cmd, _ = _split(self.ask("confirm> "))
+            line = self.ask("confirm> ")
+            cmd, arg = _split(line)
             if cmd in ("", "ok", "y", "yes", "confirm"):
                 return True
             if cmd in ("undo", "u", "n", "no"):
+                if forced:
+                    self.say("The play is forced: press Enter to play it.")
+                    continue
                 return False
-            self.say("Press Enter to confirm the play, or type undo to take it back.")
+            if cmd == "hint":
+                self.say(self._play_hint(self.typed.roll))
+            elif cmd in ("legal", "moves"):
+                self.say(self._legal_text() if not forced else f"The only legal play is {self.typed.text}.")
+            elif not self._common(cmd, arg):
+                self.say("Press Enter to confirm the play, or type undo to take it back."
+                         if not forced else "Press Enter to play the forced play.")
 
     def _judge_play(self, roll: Roll, play: Play) -> None:
         res = self._ranked(roll)
@@ -812,13 +1254,15 @@ class PlaySession:
         if cmd in ("help", "?", "h"):
             self.say(HELP)
         elif cmd == "board":
-            self.show_board()
+            self._show_typed()
         elif cmd == "pip":
-            pos = self.view().position
+            typed = self.typed is not None and bool(self.typed.steps)
+            pos = self.typed.current if typed else self.view().position
             me, them = pos.pips()
             lead = them - me
             rel = f"you lead by {lead}" if lead > 0 else f"you trail by {-lead}" if lead < 0 else "even"
-            self.say(f"Pip count: you {me}, tabla {them} ({rel}).")
+            after = f" after {self.typed.text}" if typed else ""
+            self.say(f"Pip count{after}: you {me}, tabla {them} ({rel}).")
         elif cmd == "eval":
             self.say(self._eval_text())
         elif cmd == "save":
@@ -859,14 +1303,16 @@ class PlaySession:
                 f"backgammon {_pct(lb)}); cubeless equity {eq:+.3f}, {cub_text}.")
 
     def _save(self, path: str) -> None:
+        partial = self.typed.parts if self.typed is not None and self.state.turn == HUMAN and self.dice else ()
         data = snapshot(self.state, self.config, dice=self.dice, rng=self.rng, games=self.games,
-                        current=self.record, judgements=self.judgements, move=self.move)
+                        current=self.record, judgements=self.judgements, move=self.move, partial=partial)
         try:
             Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         except OSError as exc:
             self.say(f"Cannot save to {path}: {exc.strerror or exc}.")
             return
-        self.say(f"Game saved to {path}.")
+        typed = f" (with your moves typed so far, {self.typed.text})" if partial else ""
+        self.say(f"Game saved to {path}{typed}.")
 
     def _load(self, path: str) -> None:
         try:

@@ -16,11 +16,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from engine.dice import Roll
 from engine.game import GameOptions, GameState
+from engine.notation import IllegalPlayError
 from engine.position import Position
 from eval.board_text import read_board
 from eval.mat import parse_mat
-from eval.play import ENGINE, HUMAN, PlayConfig, snapshot
+from eval.play import ENGINE, HUMAN, PlayConfig, SaveFileError, TypedTurn, read_snapshot, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 ARGS = ["-m", "scripts.tabla", "play", "--model", "heuristic", "--ply", "1"]
@@ -205,6 +207,152 @@ def test_an_unplayable_roll_is_announced_and_the_turn_passes(tmp_path):
     assert finish(child) == 0
 
 
+# --------------------------------------------------------------------------- plays typed in parts
+START = {6: 5, 8: 3, 13: 5, 24: 2}
+
+
+def at_move(tmp_path: Path, mine: dict, theirs: dict, dice: tuple[int, int]) -> pexpect.spawn:
+    """A session loaded at the human's move prompt with ``dice`` rolled."""
+    child = spawn("--seed", "1", "--load", save_file(tmp_path, "turn.json", human_state(mine, theirs), dice=dice))
+    child.expect(MOVE)
+    return child
+
+
+def send(child: pexpect.spawn, line: str, prompt: str = MOVE) -> str:
+    """Type ``line``, wait for ``prompt``, return what was printed in between."""
+    child.sendline(line)
+    child.expect(prompt)
+    return child.before
+
+
+def quit_session(child: pexpect.spawn) -> None:
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
+@pytest.mark.parametrize("lines, left", [(["8/5 6/5"], ""), (["8/5", "6/5"], "the 1"), (["6/5", "8/5"], "the 3")])
+def test_a_play_typed_whole_or_in_parts_reaches_the_same_confirmation(tmp_path, lines, left):
+    child = at_move(tmp_path, START, START, (3, 1))
+    for line in lines[:-1]:
+        shown = send(child, line)
+        assert f"You have played {line}; still to play: {left}." in shown
+    shown = send(child, lines[-1], CONFIRM)
+    assert "You play 8/5 6/5. Press Enter to confirm, or type undo." in shown
+    assert read_board(shown) == Position.from_points({6: 4, 5: 2, 8: 2, 13: 5, 24: 2}, START)
+    child.sendline("")
+    child.expect(PROMPTS)
+    assert "tabla rolls" in child.before
+    quit_session(child)
+
+
+def test_each_part_is_drawn_on_the_board_with_the_dice_still_to_play(tmp_path):
+    child = at_move(tmp_path, START, START, (3, 1))
+    shown = send(child, "8/5")
+    assert read_board(shown) == Position.from_points({6: 5, 5: 1, 8: 2, 13: 5, 24: 2}, START)
+    assert "Typed: 8/5; to play: the 1" in shown
+    quit_session(child)
+
+
+def test_undo_takes_back_the_typed_parts_one_at_a_time_down_to_the_start_of_the_turn(tmp_path):
+    child = at_move(tmp_path, START, START, (4, 4))
+    send(child, "24/20")
+    send(child, "13/9")
+    shown = send(child, "undo")
+    assert "Took back 13/9. You have played 24/20; still to play: three 4s." in shown
+    assert read_board(shown) == Position.from_points({6: 5, 8: 3, 13: 5, 20: 1, 24: 1}, START)
+    shown = send(child, "undo")
+    assert "Took back 24/20: back to the start of your turn." in shown
+    assert read_board(shown) == Position.from_points(START, START)
+    assert "Nothing to undo" in send(child, "undo")
+    # at confirm> undo takes back the last part only, then the one before it
+    send(child, "24/20")
+    send(child, "24/20")
+    assert "You play 24/20(2) 13/9(2)." in send(child, "13/9(2)", CONFIRM)
+    shown = send(child, "undo")
+    assert "Took back 13/9(2). You have played 24/20(2); still to play: two 4s." in shown
+    assert read_board(shown) == Position.from_points({6: 5, 8: 3, 13: 5, 20: 2}, START)
+    assert "Took back 24/20. You have played 24/20; still to play: three 4s." in send(child, "undo")
+    quit_session(child)
+
+
+@pytest.mark.parametrize("mine, dice, first, refused, reason", [
+    (START, (3, 1), "8/5", "13/9",
+     "after 8/5 the 1 must still be played, but no legal play starts with 8/5 13/9 (13/9 does not fit the 1)"),
+    ({25: 2, 13: 5, 8: 3, 6: 5}, (4, 4), "bar/21", "13/9",
+     "after bar/21 three 4s must still be played, but no legal play starts with bar/21 13/9 "
+     "(the checker on the bar must enter first)"),
+])
+def test_a_part_that_cannot_begin_a_legal_play_is_refused_with_the_reason(tmp_path, mine, dice, first, refused, reason):
+    child = at_move(tmp_path, mine, START, dice)
+    before = read_board(send(child, first))
+    shown = send(child, refused)
+    assert f"Illegal play: {reason}. Type legal to list the legal plays." in shown
+    assert "legal plays include" not in shown
+    assert read_board(send(child, "board")) == before  # the refused part changed nothing
+    quit_session(child)
+
+
+def test_a_forced_play_is_announced_and_played_when_the_player_confirms(tmp_path):
+    # two checkers on the bar, 6-5, only 19 and 20 open: both must enter
+    theirs = {24: 2, 13: 5, 8: 3, 3: 5}
+    child = spawn("--seed", "1", "--load",
+                  save_file(tmp_path, "forced.json", human_state({25: 2, 13: 5, 8: 3, 6: 5}, theirs), dice=(6, 5)))
+    child.expect(CONFIRM)
+    assert "You roll 6-5: your only legal play is bar/20 bar/19 (forced). Press Enter to play it." in child.before
+    assert read_board(child.before) == Position.from_points({20: 1, 19: 1, 13: 5, 8: 3, 6: 5}, theirs)
+    assert "The play is forced: press Enter to play it." in send(child, "undo", CONFIRM)
+    child.sendline("")
+    child.expect(PROMPTS)
+    assert "tabla rolls" in child.before
+    quit_session(child)
+
+
+def test_hint_legal_pip_and_save_load_work_with_a_partial_play_typed(tmp_path):
+    child = at_move(tmp_path, START, START, (3, 1))
+    send(child, "8/5")
+    assert re.search(r"Best play starting with your 8/5: 8/\d", send(child, "hint"))
+    listed = re.search(r"Legal plays starting with 8/5 \((\d)\): (.*)", send(child, "legal"))
+    assert listed and sorted(listed.group(2).strip().split(", ")) == sorted(["24/23 8/5", "8/7 8/5", "8/5 6/5", "8/4"])
+    assert "Pip count after 8/5: you 164, tabla 167 (you lead by 3)." in send(child, "pip")
+    path = tmp_path / "mid.json"
+    assert f"Game saved to {path} (with your moves typed so far, 8/5)." in send(child, f"save {path}")
+    assert json.loads(path.read_text())["partial"] == [[[8, 5, 3]]]
+    send(child, "undo")
+    shown = send(child, f"load {path}")
+    assert "You have played 8/5; still to play: the 1." in shown
+    assert read_board(shown) == Position.from_points({6: 5, 5: 1, 8: 2, 13: 5, 24: 2}, START)
+    assert "Took back 8/5: back to the start of your turn." in send(child, "undo")
+    quit_session(child)
+
+
+def test_typed_turn_refuses_a_part_after_which_the_other_die_cannot_be_played():
+    # 12/11 leaves the 6 unplayable, but other plays use both dice
+    pos = Position.from_points({1: 6, 2: 3, 3: 3, 6: 2, 12: 1}, {2: 6, 7: 1, 9: 1, 15: 2, 20: 4, 21: 1})
+    turn = TypedTurn.start(pos, Roll(6, 1))
+    with pytest.raises(IllegalPlayError, match=r"then the 6 cannot be played, and a play must use as many dice"):
+        turn.add("12/11")
+    assert turn.add("12/6").remaining == (1,)
+
+
+def test_typed_turn_refuses_the_smaller_die_when_only_the_larger_one_may_be_played():
+    pos = Position.from_points({1: 3, 2: 3, 18: 1}, {1: 4, 2: 6, 3: 3, 17: 2})
+    turn = TypedTurn.start(pos, Roll(6, 4))
+    with pytest.raises(IllegalPlayError, match=r"only one die can be played, and then the larger \(6\) must be played"):
+        turn.add("18/14")
+    assert turn.add("18/12").complete is not None
+
+
+def test_a_saved_partial_play_that_is_not_legal_is_refused_on_load():
+    state = human_state(START, START)
+    data = snapshot(state, PlayConfig(), dice=(3, 1), partial=[[(8, 5, 3)]])
+    assert read_snapshot(data, PlayConfig()).partial == (((8, 5, 3),),)
+    data["partial"] = [[[8, 5, 1]]]  # a 3-pip move with the 1
+    with pytest.raises(SaveFileError, match="the saved partial play is not legal"):
+        read_snapshot(data, PlayConfig())
+    with pytest.raises(IllegalPlayError):
+        TypedTurn.replay(state.position, Roll(3, 1), [[(13, 9, 3)]])
+
+
 # --------------------------------------------------------------------------- cube
 def test_player_doubles_and_tabla_takes_then_owns_the_cube():
     child = spawn("--seed", "3")
@@ -307,9 +455,8 @@ def test_with_beavers_the_player_may_beaver_tablas_double(tmp_path):
 def test_jacoby_rule_counts_an_unturned_cube_gammon_as_single(tmp_path):
     state = human_state({1: 1}, {13: 5, 14: 5, 15: 5}, options=GameOptions(jacoby=True))
     child = spawn("--seed", "2", "--load", save_file(tmp_path, "j.json", state, PlayConfig(jacoby=True), dice=(6, 5)))
-    child.expect(MOVE)
-    child.sendline("1/off")
-    child.expect(CONFIRM)
+    child.expect(CONFIRM)  # 1/off is the only play: a forced play
+    assert "your only legal play is 1/off (forced)" in child.before
     child.sendline("")
     child.expect(NEXT)
     assert ("You win 1 point: you bore off all 15 checkers; a gammon (tabla has borne off no checker), "
