@@ -233,8 +233,9 @@ _WAYPOINT = re.compile(r"/(off|\d{1,2})(\*?)")
 _EMPTY = {"", "none", "-", "no move", "cannot move", "can't move"}
 
 
-def _parse_syntax(text: str) -> list[list[tuple[int, bool]]]:
-    """Chains of ``(point, starred)`` waypoints, counts expanded. Raises NotationError."""
+def parse_chains(text: str) -> list[list[tuple[int, bool]]]:
+    """The syntax of a play (or part of one): chains of ``(point, starred)`` waypoints,
+    counts expanded, not yet checked against a position. Raises NotationError."""
     if not isinstance(text, str):
         raise NotationError(f"a play is text, got {type(text).__name__}")
     t = text.strip().lower()
@@ -300,7 +301,7 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
     >>> parse_play(Position.start(), Roll(3, 1), "8/5 6/5").text
     '8/5 6/5'
     """
-    chains = _parse_syntax(text)
+    chains = parse_chains(text)
     boards, steps, nsteps = legal_results_with_steps(position.array(), roll.high, roll.low)
     index = {tuple(b): k for k, b in enumerate(boards.tolist())}
     max_dice = int(nsteps.max())

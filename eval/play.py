@@ -67,7 +67,7 @@ from engine.notation import (
     play_from_steps,
     point_name,
 )
-from engine.notation import _parse_syntax as parse_chains  # the notation's tokenizer, reused for parts
+from engine.notation import parse_chains
 from engine.position import BAR, GameResult, Position, PositionError
 from eval.board_text import ENGINE, HUMAN, BoardView, render_board
 from eval.mat import format_mat
