@@ -40,6 +40,7 @@ log = logging.getLogger("tabla.engine")
 
 STATE_FIELDS = ("cube_value", "cube_owner", "match_length", "score", "crawford", "jacoby", "beavers", "max_cube")
 COMMANDS = ("legal", "best", "eval", "cube", "quit")
+_PLAIN_BEST_KEYS = frozenset(("id", "cmd", "position_id", "dice", "ply", "top"))
 
 
 class ProtocolError(ValueError):
@@ -150,6 +151,24 @@ class EngineSession:
         return {"plays": [p.to_dict() for p in plays]}
 
     def _best(self, req: dict[str, Any]) -> dict[str, Any]:
+        if req.keys() <= _PLAIN_BEST_KEYS and type(req.get("position_id")) is str and type(req.get("dice")) is list:
+            # the common request: a plain money game, Position ID and dice; state None is
+            # the centred cube at 1 (the engine ranks by cubeless equity then)
+            try:
+                position = fast_position_from_id(req["position_id"])
+            except IdError as exc:
+                raise QueryError(str(exc)) from None
+            b = position.board
+            if max(b) <= 0 or min(b) >= 0:
+                raise ProtocolError("the game in this position is already over")
+            ply = req.get("ply", 1)
+            if type(ply) is not int or not 1 <= ply <= 3:
+                ply = self._ply(req, 1, 1, 3)
+            top = req.get("top")
+            if top is not None and (type(top) is not int or top < 1):
+                raise ProtocolError(f"top must be a positive integer, got {top!r}")
+            res = self.engine().best(position, parse_dice(req["dice"]), ply=ply, top=top or 1)
+            return res.to_dict(with_candidates=top is not None)
         q = self._query(req, need_dice=True)
         ply = self._ply(req, 1, 1, 3)
         top = req.get("top")
