@@ -228,12 +228,7 @@ def _generate_core(start, d1, d2, out_boards, out_steps, out_nsteps, ht_stamp, h
                         out_nsteps[count] = depth
                         used_hi[count] = isHi
                         count += 1
-                if depth == nd:
-                    depth -= 1
-                    continue
-                depth -= 1
-                continue
-            depth -= 1
+            depth -= 1  # a leaf, or every move from here tried: back up
     if best == 1 and not dbl:
         anyhi = False
         for k in range(count):

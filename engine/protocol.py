@@ -35,6 +35,7 @@ from engine.api import (
 from engine.cube import MONEY
 from engine.ids import IdError
 from engine.evaluator import Evaluator
+from engine.position import Position
 
 log = logging.getLogger("tabla.engine")
 
@@ -117,10 +118,7 @@ class EngineSession:
         pid = req.get("position_id")
         if not fields and type(pid) is str and "xgid" not in req and "match_id" not in req:
             # the common request: a Position ID, maybe dice, money game
-            try:
-                position = fast_position_from_id(pid)
-            except IdError as exc:
-                raise QueryError(str(exc)) from None
+            position = _decode(pid)
             dice = req.get("dice")
             q = Query(position, MONEY, None if dice is None else parse_dice(dice))
         else:
@@ -133,9 +131,7 @@ class EngineSession:
             )
         if need_dice and q.dice is None:
             raise ProtocolError("the request needs \"dice\", e.g. [3, 1]")
-        b = q.position.board
-        if max(b) <= 0 or min(b) >= 0:
-            raise ProtocolError("the game in this position is already over")
+        _check_live(q.position)
         return q
 
     @staticmethod
@@ -154,26 +150,12 @@ class EngineSession:
         if req.keys() <= _PLAIN_BEST_KEYS and type(req.get("position_id")) is str and type(req.get("dice")) is list:
             # the common request: a plain money game, Position ID and dice; state None is
             # the centred cube at 1 (the engine ranks by cubeless equity then)
-            try:
-                position = fast_position_from_id(req["position_id"])
-            except IdError as exc:
-                raise QueryError(str(exc)) from None
-            b = position.board
-            if max(b) <= 0 or min(b) >= 0:
-                raise ProtocolError("the game in this position is already over")
-            ply = req.get("ply", 1)
-            if type(ply) is not int or not 1 <= ply <= 3:
-                ply = self._ply(req, 1, 1, 3)
-            top = req.get("top")
-            if top is not None and (type(top) is not int or top < 1):
-                raise ProtocolError(f"top must be a positive integer, got {top!r}")
+            position = _live_position(req["position_id"])
+            ply, top = self._ply(req, 1, 1, 3), _top(req)
             res = self.engine().best(position, parse_dice(req["dice"]), ply=ply, top=top or 1)
             return res.to_dict(with_candidates=top is not None)
         q = self._query(req, need_dice=True)
-        ply = self._ply(req, 1, 1, 3)
-        top = req.get("top")
-        if top is not None and (not isinstance(top, int) or isinstance(top, bool) or top < 1):
-            raise ProtocolError(f"top must be a positive integer, got {top!r}")
+        ply, top = self._ply(req, 1, 1, 3), _top(req)
         res = self.engine().best(q.position, q.dice, ply=ply, top=top or 1, state=q.state)
         # PROTOCOL.md: candidates may be left out only when top is absent
         return res.to_dict(with_candidates=top is not None)
@@ -187,6 +169,34 @@ class EngineSession:
         q = self._query(req, need_dice=False)
         ply = self._ply(req, 0, 0, 2)
         return self.engine().cube(q.position, ply=ply, state=q.state).to_dict()
+
+
+def _check_live(position: Position) -> None:
+    b = position.board
+    if max(b) <= 0 or min(b) >= 0:
+        raise ProtocolError("the game in this position is already over")
+
+
+def _decode(pid: str) -> Position:
+    try:
+        return fast_position_from_id(pid)
+    except IdError as exc:
+        raise QueryError(str(exc)) from None
+
+
+def _live_position(pid: str) -> Position:
+    """The position of a Position ID, which must be a game still going on."""
+    position = _decode(pid)
+    _check_live(position)
+    return position
+
+
+def _top(req: dict[str, Any]) -> int | None:
+    """The request's ``top`` (None when absent); a positive integer."""
+    top = req.get("top")
+    if top is not None and (type(top) is not int or top < 1):
+        raise ProtocolError(f"top must be a positive integer, got {top!r}")
+    return top
 
 
 class _NoEvaluator:
