@@ -84,14 +84,15 @@ def _pid_bytes_to_tuple(raw):
 
 
 @njit(cache=True)
-def _board_to_pid_bits(board, raw):
-    """The 80 bits of the Position ID of ``board`` (player on roll) into ``raw`` (10 bytes)."""
+def _board_to_pid_bits(board, raw, after_play):
+    """The 80 bits of the Position ID of ``board`` into ``raw`` (10 bytes): with the player
+    on roll, or with ``after_play`` the result of his play (the opponent on roll next)."""
     for i in range(10):
         raw[i] = 0
     pos = 0
     for side in range(2):
         for i in range(25):
-            if side == 0:
+            if (side == 0) != after_play:
                 n = -board[24 - i] if board[24 - i] < 0 else 0
             else:
                 n = board[i + 1] if board[i + 1] > 0 else 0
@@ -118,10 +119,11 @@ def fast_position_from_id(pid: str) -> Position:
     return Position.trusted(board)
 
 
-def fast_position_id(board: np.ndarray) -> str:
-    """:func:`engine.ids.position_id` of a board array (player on roll), without a Position."""
+def fast_position_id(board: np.ndarray, after_play: bool = False) -> str:
+    """:func:`engine.ids.position_id` of a board array, without a Position: the player on
+    roll's, or with ``after_play`` the ID of the board flipped (the opponent on roll)."""
     raw = np.empty(10, np.uint8)
-    _board_to_pid_bits(np.asarray(board, dtype=np.int64), raw)
+    _board_to_pid_bits(np.asarray(board), raw, after_play)
     return binascii.b2a_base64(raw.tobytes(), newline=False)[:14].decode("ascii")
 
 
@@ -255,11 +257,13 @@ class PlayInfo:
     difference: float | None = None
     ply: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"play": self.play, "steps": [list(s) for s in self.steps], "position_id": self.position_id}
+    def to_dict(self, with_probabilities: bool = True) -> dict[str, Any]:
+        """The protocol's play object (``steps`` as a tuple of pairs: JSON arrays)."""
+        d: dict[str, Any] = {"play": self.play, "steps": self.steps, "position_id": self.position_id}
         if self.equity is not None:
             d["equity"] = round(self.equity, 6)
-            d["probabilities"] = self.probabilities
+            if with_probabilities:
+                d["probabilities"] = self.probabilities
         if self.cubeful_equity is not None:
             d["cubeful_equity"] = round(self.cubeful_equity, 6)
         return d
@@ -274,10 +278,9 @@ class BestResult:
     mwc: bool = False
 
     def to_dict(self, with_candidates: bool = True) -> dict[str, Any]:
-        cands = [p.to_dict() for p in self.plays]
-        best = {k: v for k, v in cands[0].items() if k != "probabilities"}
+        best = self.plays[0].to_dict(with_probabilities=False)
         if with_candidates:
-            best["candidates"] = cands
+            best["candidates"] = [p.to_dict() for p in self.plays]
         return best
 
 
@@ -442,8 +445,8 @@ class Engine:
 
     @staticmethod
     def _play_info(position: Position, board: np.ndarray, steps: np.ndarray, nsteps: int, **values: Any) -> PlayInfo:
-        st = tuple((int(steps[j, 0]), int(steps[j, 1])) for j in range(int(nsteps)))
-        return PlayInfo(play=format_play(position, st), steps=st, position_id=fast_position_id(flip_array(board)), **values)
+        st = tuple(map(tuple, steps[: int(nsteps)].tolist()))
+        return PlayInfo(play=format_play(position, st), steps=st, position_id=fast_position_id(board, after_play=True), **values)
 
 
 def _check_int(v: Any, name: str) -> None:

@@ -67,3 +67,69 @@ def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     out = np.empty(len(offsets) - 1, np.int64)
     _segment_argmax(np.ascontiguousarray(values, dtype=np.float64), offsets, out)
     return out
+
+
+@njit(cache=True)
+def _flip_results(results, out):
+    live = True
+    for k in range(results.shape[0]):
+        left = 0
+        for i in range(26):
+            v = results[k, i]
+            out[k, 25 - i] = -v
+            if v > 0:
+                left += v
+        if left == 0:
+            live = False
+    return live
+
+
+def flip_results(results: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The results of plays seen by the opponent (who rolls next), and whether every one of
+    them leaves the game going on (the mover still has checkers)."""
+    out = np.empty_like(results)
+    return out, bool(_flip_results(results, out))
+
+
+@njit(cache=True)
+def _mover_values(opp_probs, probs, equity):
+    for k in range(opp_probs.shape[0]):
+        w = 1.0 - opp_probs[k, 0]
+        wg = opp_probs[k, 3]
+        wbg = opp_probs[k, 4]
+        lg = opp_probs[k, 1]
+        lbg = opp_probs[k, 2]
+        probs[k, 0] = w
+        probs[k, 1] = wg
+        probs[k, 2] = wbg
+        probs[k, 3] = lg
+        probs[k, 4] = lbg
+        equity[k] = 2.0 * w - 1.0 + wg - lg + wbg - lbg
+    return np.argsort(-equity, kind="mergesort")
+
+
+def mover_values(opp_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From the opponent's probabilities after each play (he is on roll): the mover's
+    probabilities (float64), his cubeless equity, and the plays best first (stable)."""
+    opp_probs = np.ascontiguousarray(opp_probs)
+    probs = np.empty((len(opp_probs), 5), np.float64)
+    equity = np.empty(len(opp_probs), np.float64)
+    order = _mover_values(opp_probs, probs, equity)
+    return probs, equity, order
+
+
+@njit(cache=True)
+def _board_live(board):
+    mine = False
+    theirs = False
+    for i in range(26):
+        if board[i] > 0:
+            mine = True
+        elif board[i] < 0:
+            theirs = True
+    return mine and theirs
+
+
+def board_live(board: np.ndarray) -> bool:
+    """Both sides still have checkers on ``board`` (the game goes on)."""
+    return bool(_board_live(board))

@@ -75,4 +75,4 @@ def terminal_probs(board: np.ndarray, backgammon_counts_two: bool = False) -> np
 
 def probs_dict(probs: np.ndarray) -> dict[str, float]:
     """Probabilities as the protocol's ``{"win": ..., ...}`` object."""
-    return {k: round(float(v), 6) for k, v in zip(PROB_NAMES, probs)}
+    return dict(zip(PROB_NAMES, [round(v, 6) for v in np.asarray(probs, dtype=np.float64).tolist()]))

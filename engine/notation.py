@@ -116,18 +116,83 @@ def _apply_step(board: list[int], f: int, t: int) -> bool:
     return False
 
 
-def checker_moves(position: Position, steps: Iterable[Sequence[int]]) -> tuple[CheckerMove, ...]:
-    """The :class:`CheckerMove` of each ``(from, to)`` step, with hits found by replaying them."""
-    b = list(position.board)
+def _replay(board: Sequence[int], steps: Iterable[Sequence[int]]) -> list[tuple[int, int, bool]]:
+    """``(from, to, hit)`` of each ``(from, to)`` step, replayed on a copy of ``board``."""
+    b = list(board)
     out = []
     for f, t in steps:
         f, t = int(f), int(t)
         if not (1 <= f <= 25 and 0 <= t < f) or b[f] <= 0:
             raise IllegalPlayError(f"no checker can move {point_name(f)}/{point_name(t)}")
-        if t != OFF and b[t] < -1:
-            raise IllegalPlayError(f"point {t} is blocked")
-        out.append(CheckerMove(f, t, _apply_step(b, f, t)))
-    return tuple(out)
+        b[f] -= 1
+        hit = False
+        if t != OFF:
+            bt = b[t]
+            if bt < -1:
+                raise IllegalPlayError(f"point {t} is blocked")
+            if bt == -1:
+                b[t] = 1
+                b[0] -= 1
+                hit = True
+            else:
+                b[t] = bt + 1
+        out.append((f, t, hit))
+    return out
+
+
+def checker_moves(position: Position, steps: Iterable[Sequence[int]]) -> tuple[CheckerMove, ...]:
+    """The :class:`CheckerMove` of each ``(from, to)`` step, with hits found by replaying them."""
+    return tuple(CheckerMove(f, t, h) for f, t, h in _replay(position.board, steps))
+
+
+def _format(moves: list[tuple[int, int, bool]], board: Sequence[int] | None) -> str:
+    """:func:`format_moves` on ``(from, to, hit)`` triples (``board``: where they start)."""
+    # from the back: by from point, then to point, both descending (stable for equal moves)
+    rest = sorted(moves, key=lambda m: (m[0], m[1]), reverse=True)
+    n = len(rest)
+    used = [False] * n
+    groups: dict[tuple[int, ...], list] = {}
+    for i in range(n):
+        if used[i]:
+            continue
+        used[i] = True
+        f, end, hit = rest[i]
+        path = [(f, False), (end, hit)]
+        while end != OFF:
+            # a continuation starts lower, so it sorts later
+            for j in range(i + 1, n):
+                if not used[j] and rest[j][0] == end:
+                    used[j] = True
+                    end, hit = rest[j][1], rest[j][2]
+                    path.append((end, hit))
+                    break
+            else:
+                break
+        if len(path) == 2:
+            kept = path
+        else:
+            kept = [path[0]] + [w for w in path[1:-1] if w[1]] + [path[-1]]
+            if board is not None and len(path) == 3 and not path[1][1]:
+                start, mid, stop = path[0][0], path[1][0], path[2][0]
+                d1 = start - mid
+                # the second die: exact, or (bearing off) possibly larger than the distance
+                for d2 in ((mid - stop,) if stop != OFF else range(mid, 7)):
+                    alt = start - d2
+                    if d2 != d1 and 1 <= alt <= 24 and board[alt] == -1:
+                        kept = path
+                        break
+        key = tuple(p for p, _ in kept)
+        g = groups.get(key)
+        if g is None:
+            groups[key] = [1, [h for _, h in kept]]
+        else:
+            g[0] += 1
+            g[1] = [h1 or h2 for h1, h2 in zip(g[1], (h for _, h in kept))]
+    parts = []
+    for key, (count, hits) in groups.items():
+        text = "/".join(point_name(p) + "*" if h else point_name(p) for p, h in zip(key, hits))
+        parts.append(text if count == 1 else f"{text}({count})")
+    return " ".join(parts)
 
 
 def format_moves(moves: Sequence[CheckerMove], position: Position | None = None) -> str:
@@ -143,46 +208,8 @@ def format_moves(moves: Sequence[CheckerMove], position: Position | None = None)
     >>> format_moves([CheckerMove(24, 18, True), CheckerMove(18, 13)])
     '24/18*/13'
     """
-    rest = sorted(moves, key=lambda m: (-m.from_point, -m.to_point))
-    used = [False] * len(rest)
-    chains: list[list[tuple[int, bool]]] = []
-    for i, m in enumerate(rest):
-        if used[i]:
-            continue
-        used[i] = True
-        path = [(m.from_point, False), (m.to_point, m.hit)]
-        while path[-1][0] != OFF:
-            end = path[-1][0]
-            j = next((k for k in range(len(rest)) if not used[k] and rest[k].from_point == end), None)
-            if j is None:
-                break
-            used[j] = True
-            path.append((rest[j].to_point, rest[j].hit))
-        chains.append(path)
-    groups: dict[tuple[int, ...], list] = {}
-    for path in chains:
-        kept = [path[0]] + [w for w in path[1:-1] if w[1]] + [path[-1]]
-        if position is not None and len(path) == 3 and not path[1][1]:
-            start, mid, end = path[0][0], path[1][0], path[2][0]
-            d1 = start - mid
-            # the second die: exact, or (bearing off) possibly larger than the distance
-            for d2 in ([mid - end] if end != OFF else range(mid, 7)):
-                alt = start - d2
-                if d2 != d1 and 1 <= alt <= 24 and position.board[alt] == -1:
-                    kept = list(path)
-                    break
-        key = tuple(p for p, _ in kept)
-        if key in groups:
-            g = groups[key]
-            g[0] += 1
-            g[1] = [h1 or h2 for h1, h2 in zip(g[1], (h for _, h in kept))]
-        else:
-            groups[key] = [1, [h for _, h in kept]]
-    parts = []
-    for key, (count, hits) in groups.items():
-        s = "/".join(point_name(p) + ("*" if h else "") for p, h in zip(key, hits))
-        parts.append(s if count == 1 else f"{s}({count})")
-    return " ".join(parts)
+    triples = [(m.from_point, m.to_point, m.hit) for m in moves]
+    return _format(triples, None if position is None else position.board)
 
 
 def format_play(position: Position, steps: Iterable[Sequence[int]]) -> str:
@@ -191,7 +218,7 @@ def format_play(position: Position, steps: Iterable[Sequence[int]]) -> str:
     >>> format_play(Position.start(), [(8, 5), (6, 5)])
     '8/5 6/5'
     """
-    return format_moves(checker_moves(position, steps), position)
+    return _format(_replay(position.board, steps), position.board)
 
 
 # ---------------------------------------------------------------------------- legal plays

@@ -84,6 +84,12 @@ class EngineSession:
             return _error(None, "a request must be a JSON object"), False
         return self.handle(req)
 
+    def reply_line(self, line: str) -> tuple[bytes, bool]:
+        """The reply to one input line as UTF-8 JSON ending in a newline, and whether the
+        session should end."""
+        reply, stop = self.handle_line(line)
+        return _dumps(reply), stop
+
     def handle(self, req: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         rid = req.get("id")
         cmd = req.get("cmd")
@@ -149,8 +155,9 @@ class EngineSession:
     def _best(self, req: dict[str, Any]) -> dict[str, Any]:
         if req.keys() <= _PLAIN_BEST_KEYS and type(req.get("position_id")) is str and type(req.get("dice")) is list:
             # the common request: a plain money game, Position ID and dice; state None is
-            # the centred cube at 1 (the engine ranks by cubeless equity then)
-            position = _live_position(req["position_id"])
+            # the centred cube at 1 (the engine ranks by cubeless equity then); the search
+            # refuses a finished game itself
+            position = _decode(req["position_id"])
             ply, top = self._ply(req, 1, 1, 3), _top(req)
             res = self.engine().best(position, parse_dice(req["dice"]), ply=ply, top=top or 1)
             return res.to_dict(with_candidates=top is not None)
@@ -184,13 +191,6 @@ def _decode(pid: str) -> Position:
         raise QueryError(str(exc)) from None
 
 
-def _live_position(pid: str) -> Position:
-    """The position of a Position ID, which must be a game still going on."""
-    position = _decode(pid)
-    _check_live(position)
-    return position
-
-
 def _top(req: dict[str, Any]) -> int | None:
     """The request's ``top`` (None when absent); a positive integer."""
     top = req.get("top")
@@ -218,17 +218,18 @@ def _error(rid: Any, message: str) -> dict[str, Any]:
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
-def _dumps(obj: dict[str, Any]) -> str:
+def _dumps(obj: dict[str, Any]) -> bytes:
+    """One reply line: compact UTF-8 JSON and a newline."""
     try:
-        return orjson.dumps(obj).decode("utf-8")
+        return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
     except (TypeError, orjson.JSONEncodeError):
         pass
     try:
-        return _ENCODER.encode(obj)
+        text = _ENCODER.encode(obj)
     except (TypeError, ValueError):
         # an id that cannot be echoed as JSON (NaN): echo null rather than crash
-        obj = dict(obj, id=None)
-        return json.dumps(obj, separators=(",", ":"), default=str)
+        text = json.dumps(dict(obj, id=None), separators=(",", ":"), default=str)
+    return (text + "\n").encode("utf-8")
 
 
 class SpinLineReader:
@@ -267,10 +268,24 @@ class SpinLineReader:
                 self.eof = True
 
 
-def serve(session: EngineSession, stdin: BinaryIO | TextIO | SpinLineReader, stdout: TextIO) -> int:
+class _TextWriter:
+    """Bytes onto a text stream that has no binary buffer (embedded use)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def serve(session: EngineSession, stdin: BinaryIO | TextIO | SpinLineReader, stdout: BinaryIO) -> int:
     """Run the loop until ``quit`` or end of input; returns the exit status (0).
 
-    ``stdin`` may yield bytes (undecodable lines get an error reply) or text.
+    ``stdin`` may yield bytes (undecodable lines get an error reply) or text; replies are
+    written to the binary stream ``stdout``.
     """
     readline = stdin.readline
     write = stdout.write
@@ -283,15 +298,15 @@ def serve(session: EngineSession, stdin: BinaryIO | TextIO | SpinLineReader, std
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
-                write(_dumps(_error(None, "the line is not valid UTF-8")) + "\n")
+                write(_dumps(_error(None, "the line is not valid UTF-8")))
                 flush()
                 continue
         else:
             line = raw
         if not line.strip():
             continue
-        reply, stop = session.handle_line(line)
-        write(_dumps(reply) + "\n")
+        data, stop = session.reply_line(line)
+        write(data)
         flush()
         if stop:
             return 0
@@ -338,6 +353,6 @@ def run(args: argparse.Namespace) -> int:
     except (AttributeError, OSError, ValueError):  # no real descriptor (embedded use)
         stdin = sys.stdin.buffer
     try:
-        return serve(session, stdin, sys.stdout)
+        return serve(session, stdin, getattr(sys.stdout, "buffer", None) or _TextWriter(sys.stdout))
     except (BrokenPipeError, KeyboardInterrupt):
         return 0

@@ -40,6 +40,7 @@ from engine.cube import CubeState, cube_efficiency, cubeful_equity
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.evaluator import Evaluator, cubeless_equity, flip_probs, terminal_probs
 from engine.met import MatchEquityTable
+from engine.batch import board_live, flip_results, mover_values
 from engine.movegen import children_batch, legal_results_with_steps
 from engine.position import flip_array
 
@@ -278,25 +279,28 @@ class Search:
         if not 1 <= ply <= MAX_PLY_PLAY:
             raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
         board = np.ascontiguousarray(board, dtype=np.int8)
-        if not (board > 0).any() or not (board < 0).any():
-            raise SearchError("the game is over")
+        if not board_live(board):
+            raise SearchError("the game in this position is already over")
         scorer = scorer_for(state, met)
         results, steps, nsteps = legal_results_with_steps(board, d1, d2)
-        if ply == 1 and isinstance(scorer, CubelessScorer) and (results > 0).any(axis=1).all():
-            # the common case, kept lean: one evaluator call, nothing finished
-            probs = flip_probs(self._evaluate(flip_array(results)))
-            equity = cubeless_equity(probs)
-            return RankedPlays(
-                boards=results,
-                steps=steps,
-                nsteps=nsteps,
-                probs=probs,
-                equity=equity,
-                score=equity,
-                ply=np.ones(len(results), np.int64),
-                order=np.argsort(-equity, kind="stable"),
-                cubeful=False,
-            )
+        if ply == 1 and isinstance(scorer, CubelessScorer):
+            # the common case, kept lean: one evaluator call and two compiled helpers
+            opp, live = flip_results(results)
+            if live:  # no play ends the game (those are scored exactly below)
+                self.calls += 1
+                self.evaluations += len(opp)
+                probs, equity, order = mover_values(np.asarray(self.evaluator.evaluate(opp)))
+                return RankedPlays(
+                    boards=results,
+                    steps=steps,
+                    nsteps=nsteps,
+                    probs=probs,
+                    equity=equity,
+                    score=equity,
+                    ply=np.ones(len(results), np.int64),
+                    order=order,
+                    cubeful=False,
+                )
         probs1, scores1 = self._after_play(results, 0, [scorer])
         probs, scores = probs1[0].copy(), scores1[0].copy()
         plies = np.ones(len(results), np.int64)
@@ -335,7 +339,7 @@ class Search:
             raise SearchError(f"ply for a position must be 0 to {MAX_PLY_EVAL}, got {ply}")
         board = np.ascontiguousarray(board, dtype=np.int8).reshape(1, 26)
         if not (board > 0).any() or not (board < 0).any():
-            raise SearchError("the game is over")
+            raise SearchError("the game in this position is already over")
         scorers = [CubelessScorer() if s is None else CubefulScorer(s, met) for s in states]
         probs, scores = self._before_roll(board, ply, scorers)
         return PositionValue(probs=np.array(probs[:, 0]), scores=np.array(scores[:, 0]))

@@ -6,9 +6,13 @@ roll) it times, in one run:
 * Tabla ply 1 through ``tabla engine`` (a subprocess; one ``best`` request at a time,
   each reply read before the next request: what a client sees);
 * the same requests pipelined (written ahead by a thread while replies are read);
-* the same JSON lines answered in-process (:class:`engine.protocol.EngineSession`) and
-  Tabla ply 1 through the Python API (:meth:`engine.api.Engine.best`): the JSON layer's
-  share is ``(session - API) / session``, the pipe's ``(pipe - API) / pipe``;
+* the same JSON lines answered in-process (:meth:`engine.protocol.EngineSession.reply_line`:
+  JSON text in, JSON text out) and the same queries through the Python API (the Position ID
+  decoded by :func:`engine.api.fast_position_from_id`, the decoder the protocol uses, then
+  :meth:`engine.api.Engine.best`): the JSON layer's share (parsing, checking and
+  dispatching the request, building and serializing the reply) is
+  ``(session - API) / session``; the pipe's (the JSON layer plus the operating system's
+  pipe and process wake-ups) is ``(pipe - API) / pipe``;
 * Tabla ply 2 in-process;
 * gnubg-nn ``best_move(..., n=0)`` and ``n=1`` (its 0-ply and 1-ply: our ply 1 and 2).
 
@@ -115,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.api import Engine
     from engine.protocol import EngineSession
 
-    from engine.api import limit_blas_threads
+    from engine.api import fast_position_from_id, limit_blas_threads
 
     limit_blas_threads(1)
     ev, model_path, described = bench_evaluator(args.model, not args.no_fallback)
@@ -124,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     # disjoint sets per round and per depth: gnubg-nn caches evaluations, so it must never
     # see a position twice
     boards, dice = contact_set(args.seed, rounds * (n1 + n2) + 1)
-    positions = [Position.from_array(b) for b in boards]
+    pids = [json.loads(r)["position_id"] for r in requests(boards, dice)]
     sets = []
     for r in range(rounds):
         a = r * (n1 + n2)
@@ -133,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
     pipe = PipeEngine(model_path)
     # warm up: numba, evaluator, the engine process (on the spare last position)
     warm = requests(boards[-1:], dice[-1:])
-    engine.best(positions[-1], (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
-    session.handle_line(warm[0])
+    engine.best(fast_position_from_id(pids[-1]), (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
+    session.reply_line(warm[0])
     pipe.sequential(warm)
 
     clock = time.perf_counter
@@ -145,22 +149,22 @@ def run(args: argparse.Namespace) -> int:
     for s1, s2 in sets:
         reqs = requests(boards[s1], dice[s1])
         gb1 = [to_gnubg_board(b) for b in boards[s1]]
-        for i, (p, d, r, g) in enumerate(zip(positions[s1], dice[s1], reqs, gb1)):
+        for i, (pid, d, r, g) in enumerate(zip(pids[s1], dice[s1], reqs, gb1)):
             roll = (int(d[0]), int(d[1]))
             # alternate who goes first: the second call finds warm caches
             if i % 2 == 0:
                 t0 = clock()
-                engine.best(p, roll, ply=1)
+                engine.best(fast_position_from_id(pid), roll, ply=1)
                 t1 = clock()
-                session.handle_line(r)
+                session.reply_line(r)
                 t2 = clock()
                 tot["ply1"] += t1 - t0
                 tot["session"] += t2 - t1
             else:
                 t0 = clock()
-                session.handle_line(r)
+                session.reply_line(r)
                 t1 = clock()
-                engine.best(p, roll, ply=1)
+                engine.best(fast_position_from_id(pid), roll, ply=1)
                 t2 = clock()
                 tot["session"] += t1 - t0
                 tot["ply1"] += t2 - t1
@@ -175,10 +179,10 @@ def run(args: argparse.Namespace) -> int:
         tot["pipelined"] += t
         failures += f
         gb2 = [to_gnubg_board(b) for b in boards[s2]]
-        for p, d, g in zip(positions[s2], dice[s2], gb2):
+        for pid, d, g in zip(pids[s2], dice[s2], gb2):
             roll = (int(d[0]), int(d[1]))
             t0 = clock()
-            engine.best(p, roll, ply=2)
+            engine.best(fast_position_from_id(pid), roll, ply=2)
             t1 = clock()
             gnubg_nn.best_move(g, roll[0], roll[1], n=1)
             t2 = clock()

@@ -205,6 +205,7 @@ def test_fast_position_id_codec_equals_the_reference_codec():
         p = Position.from_array(b)
         pid = position_id(p)
         assert fast_position_id(b) == pid
+        assert fast_position_id(b, after_play=True) == position_id(p.flip())
         assert fast_position_from_id(pid) == position_from_id(pid) == p
     for bad in ("////////////AA", "AAAAAAAAAAAAA!", "abc", "4HPwATDgc/ABM="):
         with pytest.raises(IdError):

@@ -102,6 +102,31 @@ def test_one_ply_value_is_the_evaluator_on_the_flipped_result():
     assert ranked.equity[best] == max(ranked.equity)
 
 
+class ConstantEvaluator:
+    """Every position is worth the same: all plays tie."""
+
+    def evaluate(self, boards: np.ndarray) -> np.ndarray:
+        return np.tile(np.array([0.55, 0.2, 0.01, 0.15, 0.005], np.float32), (len(boards), 1))
+
+
+def test_one_ply_ranking_is_best_equity_first_and_ties_keep_generation_order():
+    ranked = Search(RandomLinearEvaluator()).rank_plays(MIDGAME.array(), 4, 3, ply=1)
+    np.testing.assert_array_equal(ranked.order, np.argsort(-ranked.equity, kind="stable"))
+    np.testing.assert_allclose(ranked.equity, cubeless_equity(ranked.probs), atol=1e-12)
+    tied = Search(ConstantEvaluator()).rank_plays(MIDGAME.array(), 4, 3, ply=1)
+    np.testing.assert_array_equal(tied.order, np.arange(len(tied)))
+
+
+def test_flip_results_reports_a_play_that_bears_off_the_last_checker():
+    from engine.batch import board_live, flip_results
+
+    results = np.array([BEAROFF_CONTACT.array(), Position.from_points({}, {1: 2, 6: 3}).array()], np.int8)
+    flipped, live = flip_results(results)
+    np.testing.assert_array_equal(flipped, flip_array(results))
+    assert not live and flip_results(results[:1])[1]
+    assert board_live(MIDGAME.array()) and not board_live(results[1])
+
+
 def test_two_ply_play_uses_two_batched_evaluator_calls():
     ev = RandomLinearEvaluator()
     search = Search(ev)
