@@ -29,7 +29,7 @@ from enum import Enum
 import numpy as np
 
 from engine.dice import Roll
-from engine.ids import GameStateCode, MatchInfo
+from engine.ids import GameStateCode, MatchInfo, owner_seen_by, score_seen_by
 from engine.movegen import legal_results
 from engine.position import NUM_CHECKERS, GameResult, Position
 
@@ -180,13 +180,11 @@ class GameState:
 
     def cube_owner_relative(self) -> str:
         """The cube seen from the player on roll: ``centre``, ``player`` or ``opponent``."""
-        if self.cube_owner is None:
-            return "centre"
-        return "player" if self.cube_owner == self.turn else "opponent"
+        return owner_seen_by(self.cube_owner, self.turn)
 
     def score_relative(self) -> tuple[int, int]:
         """``(player on roll, opponent)`` scores."""
-        return (self.score[self.turn], self.score[1 - self.turn])
+        return score_seen_by(self.score, self.turn)
 
     def can_double(self) -> bool:
         """The player on roll may double now: before his roll, cube centred or his, below

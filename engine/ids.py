@@ -211,13 +211,23 @@ class MatchInfo:
 
     def cube_owner_relative(self) -> str:
         """Cube owner seen from the player who must act (``turn``): centre, player, opponent."""
-        if self.cube_owner is None:
-            return "centre"
-        return "player" if self.cube_owner == self.turn else "opponent"
+        return owner_seen_by(self.cube_owner, self.turn)
 
     def score_relative(self) -> tuple[int, int]:
         """``(player who must act, opponent)`` scores."""
-        return (self.score[self.turn], self.score[1 - self.turn])
+        return score_seen_by(self.score, self.turn)
+
+
+def owner_seen_by(owner: int | None, player: int) -> str:
+    """Cube owner (``None`` centred, else 0/1) seen by ``player``: centre, player, opponent."""
+    if owner is None:
+        return "centre"
+    return "player" if owner == player else "opponent"
+
+
+def score_seen_by(score: tuple[int, int], player: int) -> tuple[int, int]:
+    """``(player, opponent)`` from absolute scores."""
+    return (score[player], score[1 - player])
 
 
 def match_id(info: MatchInfo) -> str:
