@@ -98,6 +98,22 @@ def test_train_rejects_bad_arguments_with_one_line(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr and "not found" in r.stderr
 
 
+def test_sigterm_stops_training_with_a_final_checkpoint(tmp_path):
+    # a background job (nohup ... &) ignores SIGINT: SIGTERM must stop it just as cleanly
+    cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(tmp_path), "--workers", "1", "--minutes", "5",
+           "--parallel-games", "16", "--batch-size", "128", "--checkpoint-minutes", "10", "--eval-minutes", "0",
+           "--no-progress"]
+    p = subprocess.Popen(cmd, cwd=os.path.dirname(os.path.dirname(__file__)), stderr=subprocess.PIPE, text=True)
+    time.sleep(12)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=90)
+    assert p.returncode == 0, err
+    from models.checkpoint import load_checkpoint
+
+    ck = load_checkpoint(tmp_path / "latest.pt")
+    assert ck["games"] > 0 and "final checkpoint" in err
+
+
 def _running(pid: str) -> bool:
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -123,3 +139,26 @@ def test_killed_training_resumes_from_an_intact_checkpoint(tmp_path):
     assert [w for w in workers if _running(w)] == [], "the workers of a killed trainer stop by themselves"
     r = _train(tmp_path, "--games", "10", "--resume", str(tmp_path / "latest.pt"))
     assert r.returncode == 0, r.stderr
+
+
+def test_widening_the_hidden_layer_keeps_every_output_and_the_game_count(tmp_path):
+    from models.checkpoint import load_checkpoint, save_checkpoint
+    from models.network import NetConfig, NumpyNet, make_torch_net, numpy_weights
+    from engine.randpos import random_game_positions
+    from training.widen import main as widen_main
+
+    torch.manual_seed(5)
+    cfg = NetConfig(hidden=16)
+    net = make_torch_net(cfg)
+    save_checkpoint(tmp_path / "a.pt", {"net_config": cfg.to_dict(), "weights": net.state_dict(), "optimizer": [None],
+                                         "games": 1234, "positions": 99, "wall_seconds": 5.0, "metrics": {}, "history": []})
+    assert widen_main(["--checkpoint", str(tmp_path / "a.pt"), "--hidden", "24", "--out", str(tmp_path / "b.pt")]) == 0
+    wide = load_checkpoint(tmp_path / "b.pt")
+    assert wide["net_config"]["hidden"] == 24 and wide["games"] == 1234 and wide["optimizer"] == []
+    boards = random_game_positions(np.random.default_rng(6), 300)
+    before = NumpyNet(cfg, numpy_weights(net)).evaluate(boards)
+    after = NumpyNet(NetConfig(hidden=24), {k: v.numpy() for k, v in wide["weights"].items()}).evaluate(boards)
+    np.testing.assert_allclose(after, before, atol=1e-6)
+    assert widen_main(["--checkpoint", str(tmp_path / "a.pt"), "--hidden", "8", "--out", str(tmp_path / "c.pt")]) == 2
+    assert not (tmp_path / "c.pt").exists()
+

@@ -12,6 +12,7 @@ import logging
 import math
 import os
 import queue
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,10 @@ def _worker(wid: int, net, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, o
         if ckpt_req.value != seen_req:
             seen_req = ckpt_req.value
             ckpt_q.put((wid, seen_req, opt.state_dict()))
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 @dataclass
@@ -211,6 +216,10 @@ def train(
         )
         log.info("checkpoint %s at %d games", tag, state.games)
 
+    # SIGTERM (kill, a scheduler, the end of a session) stops as Ctrl-C does: one final
+    # checkpoint. A job started in the background with nohup ignores SIGINT, so this is
+    # the way to end it cleanly. Installed after the workers start: they keep the default.
+    previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         while True:
             time.sleep(1.0)
@@ -256,6 +265,7 @@ def train(
     except KeyboardInterrupt:
         log.warning("interrupted: writing a final checkpoint")
     finally:
+        signal.signal(signal.SIGTERM, previous_term)
         state.games = counters["games"].value
         state.positions = counters["positions"].value
         state.wall_seconds = wall0 + (time.time() - t0)

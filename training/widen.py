@@ -1,0 +1,70 @@
+"""Widen a trained network's hidden layer without changing what it computes.
+
+``python -m training.widen --checkpoint models/tabla.pt --hidden 256 --out run/wide.pt``
+
+The old hidden units keep their weights; each new unit gets freshly initialised input
+weights (torch's default for the layer) and *zero* output weights, so the widened net
+gives exactly the old probabilities and self-play training (``tabla train --resume``)
+goes on from the old strength with more capacity. Games, positions, wall time and the
+history carry over; the optimizer state does not (its moments have the old shapes), so
+the trainer starts Adam afresh.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from models.network import NetConfig, make_torch_net
+
+log = logging.getLogger(__name__)
+
+
+def widen_state(checkpoint: dict[str, Any], hidden: int, seed: int = 0) -> dict[str, Any]:
+    """A checkpoint payload with ``hidden`` units computing the same function as ``checkpoint``."""
+    import torch
+
+    old_cfg = NetConfig(**checkpoint["net_config"])
+    if hidden <= old_cfg.hidden:
+        raise ValueError(f"--hidden must exceed the current {old_cfg.hidden} units, got {hidden}")
+    cfg = NetConfig(**{**old_cfg.to_dict(), "hidden": hidden})
+    torch.manual_seed(seed)
+    net = make_torch_net(cfg)  # fresh default initialisation for the new units
+    w = checkpoint["weights"]
+    h = old_cfg.hidden
+    with torch.no_grad():
+        net.fc1.weight[:h] = w["fc1.weight"]
+        net.fc1.bias[:h] = w["fc1.bias"]
+        net.fc2.weight[:, :h] = w["fc2.weight"]
+        net.fc2.weight[:, h:] = 0.0
+        net.fc2.bias[:] = w["fc2.bias"]
+    widened = {k: v for k, v in checkpoint.items() if k not in ("format", "format_version", "git_commit")}
+    widened["net_config"] = cfg.to_dict()
+    widened["weights"] = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    widened["optimizer"] = []
+    widened["widened_from"] = {"hidden": h, "games": int(checkpoint.get("games", 0))}
+    return widened
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.widen", description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", type=Path, required=True, help="training checkpoint (.pt) to widen")
+    parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
+    parser.add_argument("--out", type=Path, required=True, help="where to write the widened checkpoint")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the new units' initial weights")
+    args = parser.parse_args(argv)
+    try:
+        state = widen_state(load_checkpoint(args.checkpoint), args.hidden, args.seed)
+    except (CheckpointError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    save_checkpoint(args.out, state)
+    print(f"{args.out}: {state['widened_from']['hidden']} -> {args.hidden} hidden units at {state['games']:,} games")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
