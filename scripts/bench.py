@@ -31,10 +31,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         module.add_arguments(p)
 
 
-def run(args: argparse.Namespace) -> int:
-    if getattr(args, "import_error", None):
-        from scripts.tabla import CliError
+POSITIVE = ("positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden")
+"""Sizes a benchmark takes; each must be positive when given."""
 
+
+def run(args: argparse.Namespace) -> int:
+    from scripts.tabla import CliError
+
+    if getattr(args, "import_error", None):
         raise CliError(args.import_error)
+    for name in POSITIVE:
+        value = getattr(args, name, None)
+        if value is not None and not value > 0:
+            raise CliError(f"--{name.replace('_', '-')} must be positive, got {value}")
     module = importlib.import_module(f"scripts.bench_{args.kind}")
     return int(module.run(args) or 0)
