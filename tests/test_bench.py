@@ -51,7 +51,7 @@ def test_bench_accuracy_grades_every_player_with_a_non_negative_loss():
 
 def test_bench_selfplay_trains_and_counts_games():
     pytest.importorskip("torch")
-    fig = bench_json("selfplay", "--seconds", "2", "--workers", "1")
+    fig = bench_json("selfplay", "--seconds", "8", "--workers", "1")
     assert fig["games"] > 0 and fig["workers"] == 1
     assert fig["games_per_s"] == pytest.approx(fig["games"] / fig["seconds"], rel=1e-6)
 
