@@ -35,6 +35,18 @@ def _cpu() -> str:
     return platform.processor() or "unknown"
 
 
+def _stage_row(st: dict) -> str:
+    """One line of the card's stage table from a trainer's stage record."""
+    if "widened_from" in st:
+        what = f"hidden layer widened from {st['widened_from']['hidden']} units (`python -m training.widen`), outputs unchanged"
+    else:
+        tc = st.get("train_config", {})
+        what = (f"{st.get('hidden')} hidden units, λ = {tc.get('lam')}, Adam lr {tc.get('lr')} → {tc.get('lr_final')} "
+                f"(log-linear over games 0-{tc.get('lr_decay_games', 0):,}), seed {tc.get('seed')}, "
+                f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
+    return f"| {int(st.get('games', 0)):,} | {what} |"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checkpoint", type=Path, required=True)
@@ -42,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gnubg-games", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261202)
+    ap.add_argument("--lineage", default="", help="text for the card on training the checkpoint does not record")
     args = ap.parse_args(argv)
 
     from eval.duel import EvaluatorPlayer, GnubgPlayer, PubevalPlayer, duel
@@ -69,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     hist_rows = "\n".join(
         f"| {h['games']:,} | {h['wall_seconds'] / 3600:.2f} | {h.get('eval/ppg_vs_pubeval', float('nan')):+.3f} ± "
         f"{h.get('eval/ppg_vs_pubeval_ci95', float('nan')):.3f} |" for h in hist)
+    stage_rows = "\n".join(_stage_row(st) for st in ck.get("stages", []))
+    stages = ""
+    if args.lineage or stage_rows:
+        stages = "\n## Training stages\n\n" + (args.lineage.strip() + "\n\n" if args.lineage else "")
+        if stage_rows:
+            stages += "| from game | what |\n|---|---|\n" + stage_rows + "\n"
     card = f"""# Model card: `models/tabla.npz` (default model)
 
 | | |
@@ -91,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
 Measured with `python -m scripts.ship_model --checkpoint {args.checkpoint} --pubeval-games {args.pubeval_games} --gnubg-games {args.gnubg_games} --seed {args.seed}`.
 
+{stages}
 ## Training history (periodic checks against pubeval, {tc.get('eval_games')} games each)
 
 | games | hours | ppg vs pubeval |

@@ -87,6 +87,9 @@ def test_train_entry_point_trains_and_resumes(tmp_path):
     assert r.returncode == 0, r.stderr
     second = load_checkpoint(tmp_path / "latest.pt")
     assert second["games"] >= first["games"] + 30
+    # each run leaves a record of where it started and with which settings
+    assert [st["games"] for st in second["stages"]] == [0, first["games"]]
+    assert second["stages"][1]["train_config"]["seed"] == TrainConfig().seed
     assert not torch.equal(first["weights"]["fc1.weight"], second["weights"]["fc1.weight"])
     assert (tmp_path / "latest.npz").is_file() and (tmp_path / "tb").is_dir()
 
@@ -162,3 +165,12 @@ def test_widening_the_hidden_layer_keeps_every_output_and_the_game_count(tmp_pat
     assert widen_main(["--checkpoint", str(tmp_path / "a.pt"), "--hidden", "8", "--out", str(tmp_path / "c.pt")]) == 2
     assert not (tmp_path / "c.pt").exists()
 
+
+
+def test_model_card_stage_rows_say_how_each_stage_trained():
+    from scripts.ship_model import _stage_row
+
+    cfg = TrainConfig(lr=3e-4, lr_final=5e-5, lr_decay_games=12_000_000, seed=3).to_dict()
+    row = _stage_row({"games": 4_866_848, "hidden": 256, "train_config": cfg, "commit": "abcdef1234567", "started_utc": "2026-12-02 13:35"})
+    assert row.startswith("| 4,866,848 | 256 hidden units") and "0.0003 → 5e-05" in row and "seed 3" in row
+    assert "widened from 128" in _stage_row({"games": 5, "widened_from": {"hidden": 128, "games": 5}})

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from models.checkpoint import export_npz, load_checkpoint, save_checkpoint
+from models.checkpoint import export_npz, git_commit, load_checkpoint, save_checkpoint
 from models.encoding import encode
 from models.network import NetConfig, NumpyNet, make_torch_net, numpy_weights
 from training.config import TrainConfig
@@ -100,6 +100,8 @@ class TrainState:
     wall_seconds: float = 0.0
     metrics: dict[str, Any] = field(default_factory=dict)
     history: list[dict[str, Any]] = field(default_factory=list)
+    stages: list[dict[str, Any]] = field(default_factory=list)
+    """One record per ``train`` call that trained this net: where it started and how."""
 
 
 def strength_check(weights: dict, config: NetConfig, games: int, seed: int) -> dict[str, float]:
@@ -153,9 +155,19 @@ def train(
         state.wall_seconds = float(ck.get("wall_seconds", 0.0))
         state.metrics = dict(ck.get("metrics", {}))
         state.history = list(ck.get("history", []))
+        state.stages = list(ck.get("stages", []))
+        if "widened_from" in ck and not any(st.get("widened_from") for st in state.stages):
+            state.stages.append({"games": state.games, "widened_from": ck["widened_from"]})
         opt_states = list(ck.get("optimizer", []))
         log.info("resumed from %s at %d games", resume, state.games)
     net.share_memory()
+    state.stages.append({
+        "games": state.games,
+        "hidden": config.hidden,
+        "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "commit": git_commit(),
+        "train_config": cfg.to_dict(),
+    })
 
     ctx = mp.get_context("fork")
     counters = {
@@ -206,6 +218,7 @@ def train(
             "wall_seconds": state.wall_seconds,
             "metrics": state.metrics,
             "history": state.history,
+            "stages": state.stages,
         }
         save_checkpoint(out_dir / f"{tag}.pt", payload)
         export_npz(
