@@ -71,24 +71,40 @@ class EngineSession:
     # ----------------------------------------------------------------- dispatch
     def handle_line(self, line: str) -> tuple[dict[str, Any], bool]:
         """The reply to one input line, and whether the session should end."""
-        try:
-            req = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            # orjson is strict (64-bit integers, nesting depth): let the standard parser
-            # accept what it can and give its message otherwise
-            try:
-                req = json.loads(line)
-            except (ValueError, RecursionError) as exc:
-                return _error(None, f"the line is not valid JSON ({_first_line(exc)})"), False
-        if not isinstance(req, dict):
-            return _error(None, "a request must be a JSON object"), False
-        return self.handle(req)
+        req, error = _parse(line)
+        return (error, False) if req is None else self.handle(req)
 
     def reply_line(self, line: str) -> tuple[bytes, bool]:
         """The reply to one input line as UTF-8 JSON ending in a newline, and whether the
         session should end."""
-        reply, stop = self.handle_line(line)
+        req, error = _parse(line)
+        if req is None:
+            return _dumps(error), False
+        if req.get("cmd") == "best" and req.keys() <= _PLAIN_BEST_KEYS:
+            data = self._plain_best(req)
+            if data is not None:
+                return data, False
+        reply, stop = self.handle(req)
         return _dumps(reply), stop
+
+    def _plain_best(self, req: dict[str, Any]) -> bytes | None:
+        """The reply to the most common request, a money-game ``best`` with a Position ID,
+        dice and maybe ``ply``, built in one step; ``None`` sends the request down the
+        general path (which also words any error)."""
+        pid, dice, ply = req.get("position_id"), req.get("dice"), req.get("ply", 1)
+        if type(pid) is not str or type(dice) is not list or type(ply) is not int or not 1 <= ply <= 3 or "top" in req:
+            return None
+        try:
+            res = self.engine().best(fast_position_from_id(pid), parse_dice(dice), ply=ply)
+            p = res.plays[0]
+            # the same fields, in the same order, as the general path's reply
+            return orjson.dumps(
+                {"id": req.get("id"), "ok": True, "play": p.play, "steps": p.steps, "position_id": p.position_id,
+                 "equity": round(p.equity, 6)},
+                option=orjson.OPT_APPEND_NEWLINE,
+            )
+        except Exception:  # noqa: BLE001 - the general path gives the error its reply
+            return None
 
     def handle(self, req: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         rid = req.get("id")
@@ -153,14 +169,6 @@ class EngineSession:
         return {"plays": [p.to_dict() for p in plays]}
 
     def _best(self, req: dict[str, Any]) -> dict[str, Any]:
-        if req.keys() <= _PLAIN_BEST_KEYS and type(req.get("position_id")) is str and type(req.get("dice")) is list:
-            # the common request: a plain money game, Position ID and dice; state None is
-            # the centred cube at 1 (the engine ranks by cubeless equity then); the search
-            # refuses a finished game itself
-            position = _decode(req["position_id"])
-            ply, top = self._ply(req, 1, 1, 3), _top(req)
-            res = self.engine().best(position, parse_dice(req["dice"]), ply=ply, top=top or 1)
-            return res.to_dict(with_candidates=top is not None)
         q = self._query(req, need_dice=True)
         ply, top = self._ply(req, 1, 1, 3), _top(req)
         res = self.engine().best(q.position, q.dice, ply=ply, top=top or 1, state=q.state)
@@ -176,6 +184,22 @@ class EngineSession:
         q = self._query(req, need_dice=False)
         ply = self._ply(req, 0, 0, 2)
         return self.engine().cube(q.position, ply=ply, state=q.state).to_dict()
+
+
+def _parse(line: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(request, None)``, or ``(None, error reply)`` when the line is not a JSON object."""
+    try:
+        req = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        # orjson is strict (64-bit integers, nesting depth): let the standard parser
+        # accept what it can and give its message otherwise
+        try:
+            req = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            return None, _error(None, f"the line is not valid JSON ({_first_line(exc)})")
+    if not isinstance(req, dict):
+        return None, _error(None, "a request must be a JSON object")
+    return req, None
 
 
 def _check_live(position: Position) -> None:
