@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 
 from eval.bots import Bot, make_bot
-from eval.duel import duel, pair_ci95
+from eval.duel import GameTally, duel, pair_ci95
 from eval.mat import export_mat
 from eval.match import DiceSource, GameOptions, GameRecord, MatchRecord, play_game, play_match
 
@@ -48,7 +48,7 @@ class CubeStats:
 
 
 @dataclass
-class ArenaResult:
+class ArenaResult(GameTally):
     """Everything a run reports, from A's side."""
 
     a: str
@@ -57,18 +57,6 @@ class ArenaResult:
     """``cubeless``, ``cubeful`` or ``match``."""
     seed: int
     games: int
-    ppg: float
-    ci95: float
-    wins: int
-    losses: int
-    gammons: int
-    backgammons: int
-    gammons_lost: int
-    backgammons_lost: int
-    seconds: float
-    games_per_s: float
-    points: np.ndarray = field(repr=False)
-    """Points for A of every game, pair by pair."""
     cube_a: CubeStats = field(default_factory=CubeStats)
     cube_b: CubeStats = field(default_factory=CubeStats)
     match_length: int = 0
@@ -229,11 +217,7 @@ def run_arena(
     start = time.perf_counter()
     if kind == "cubeless" and not keep_records:
         d = duel(a, b, games, seed, workers=workers, progress=progress)
-        return ArenaResult(
-            a=spec_a, b=spec_b, kind=kind, seed=seed, games=d.n, ppg=d.ppg, ci95=d.ci95, wins=d.wins,
-            losses=d.losses, gammons=d.gammons, backgammons=d.backgammons, gammons_lost=d.gammons_lost,
-            backgammons_lost=d.backgammons_lost, seconds=d.seconds, games_per_s=d.games_per_s, points=d.points,
-        )
+        return ArenaResult(a=spec_a, b=spec_b, kind=kind, seed=seed, games=d.n, **d.tally())
     opts = options or GameOptions()
     if kind == "cubeless":
         opts = replace(opts, cube=False)

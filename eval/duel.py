@@ -21,7 +21,7 @@ import logging
 import math
 import multiprocessing as mp
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable, Protocol
 
 import numpy as np
@@ -167,11 +167,9 @@ class GnubgPlayer:
 
 # ---------------------------------------------------------------------- results
 @dataclass
-class DuelResult:
-    """Outcome of a duel, from player A's side."""
+class GameTally:
+    """Points-per-game figures of a series of games, from player A's side."""
 
-    n: int
-    """Games played (an even number: whole pairs)."""
     ppg: float
     """Mean points per game for A."""
     ci95: float
@@ -188,6 +186,18 @@ class DuelResult:
     games_per_s: float
     points: np.ndarray = field(repr=False)
     """Points for A of every game, in order (game 2k and 2k+1 are pair k)."""
+
+    def tally(self) -> dict:
+        """The :class:`GameTally` fields alone (to build another result from this one)."""
+        return {f.name: getattr(self, f.name) for f in fields(GameTally)}
+
+
+@dataclass
+class DuelResult(GameTally):
+    """Outcome of a duel, from player A's side."""
+
+    n: int
+    """Games played (an even number: whole pairs)."""
     plies: np.ndarray = field(repr=False)
     """Plies of every game."""
 
