@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from models import DEFAULT_MODEL
-from models.checkpoint import export_npz, load_checkpoint
+from models.checkpoint import CheckpointError, export_npz, load_checkpoint
 from models.network import NetConfig, NumpyNet
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -59,7 +59,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from eval.duel import EvaluatorPlayer, GnubgPlayer, PubevalPlayer, duel
 
-    ck = load_checkpoint(args.checkpoint)
+    try:
+        ck = load_checkpoint(args.checkpoint)
+    except CheckpointError as exc:
+        print(f"ship_model: error: {exc}", file=sys.stderr)
+        return 2
     config = NetConfig(**ck["net_config"])
     weights = {k: v.numpy() for k, v in ck["weights"].items()}
     net = NumpyNet(config, weights)
