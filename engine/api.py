@@ -29,7 +29,7 @@ from engine.evaluator import Evaluator, cubeless_equity, probs_dict
 from engine.ids import IdError, match_info_from_id, position_from_id, xgid_from_text
 from engine.met import MatchEquityTable
 from engine.notation import format_play
-from engine.position import Position, flip_array
+from engine.position import Position
 from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
 
 DEFAULT_MAX_CUBE = 64
