@@ -5,6 +5,8 @@ roll) it times, in one run:
 
 * Tabla ply 1 through ``tabla engine`` (a subprocess; one ``best`` request at a time,
   each reply read before the next request: what a client sees);
+* the same, with the client and the engine on one CPU (the engine started with
+  ``--spin-us 0``): every wake-up stays on that CPU, the protocol's own cost;
 * the same requests pipelined (written ahead by a thread while replies are read);
 * the same JSON lines answered in-process (:meth:`engine.protocol.EngineSession.reply_line`:
   JSON text in, JSON text out) and the same queries through the Python API (the Position ID
@@ -70,12 +72,18 @@ def _rate(n: int, seconds: float) -> float:
 class PipeEngine:
     """A ``tabla engine`` subprocess driven through its pipes."""
 
-    def __init__(self, model: str | None) -> None:
+    def __init__(self, model: str | None, cpu: int | None = None) -> None:
+        """With ``cpu``, the engine runs on that CPU only and without polling (``--spin-us
+        0``): a client on the same CPU then hands it the processor directly."""
         cmd = [sys.executable, "-m", "scripts.tabla", "engine"]
         if model:
             cmd += ["--model", model]
+        if cpu is not None:
+            cmd += ["--spin-us", "0"]
+        pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=root, text=True, bufsize=1)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=root, text=True, bufsize=1,
+                                     preexec_fn=pin)
 
     def sequential(self, reqs: list[str]) -> tuple[float, int]:
         """Seconds for one request after another, each reply read before the next request."""
@@ -138,16 +146,21 @@ def run(args: argparse.Namespace) -> int:
         sets.append((slice(a, a + n1), slice(a + n1, a + n1 + n2)))
     session = EngineSession(lambda: ev)
     pipe = PipeEngine(model_path)
+    # the same engine with the client on one CPU: no wake-up crosses CPUs
+    same_cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    pipe_one = PipeEngine(model_path, same_cpu) if same_cpu is not None else None
     # warm up: numba, evaluator, the engine process (on the spare last position)
     warm = requests(boards[-1:], dice[-1:])
     engine.best(fast_position_from_id(pids[-1]), (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
     session.reply_line(warm[0])
     pipe.sequential(warm)
+    if pipe_one is not None:
+        pipe_one.sequential(warm)
 
     clock = time.perf_counter
     # Each position is timed by the in-process contenders back to back, so that load
     # changes on a shared machine hit all of them alike; totals are summed over the rounds.
-    tot = dict.fromkeys(("ply1", "session", "pipe", "pipelined", "g0", "ply2", "g1"), 0.0)
+    tot = dict.fromkeys(("ply1", "session", "pipe", "pipe_one_cpu", "pipelined", "g0", "ply2", "g1"), 0.0)
     failures = 0
     round_ratios: list[float] = []  # ply-1 pipe / gnubg 0-ply, round by round (the spread)
     for s1, s2 in sets:
@@ -181,6 +194,15 @@ def run(args: argparse.Namespace) -> int:
         tot["pipe"] += t
         failures += f
         round_ratios.append((tot["g0"] - g0_before) / t)
+        if pipe_one is not None:
+            mask = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {same_cpu})
+            try:
+                t, f = pipe_one.sequential(reqs)
+            finally:
+                os.sched_setaffinity(0, mask)
+            tot["pipe_one_cpu"] += t
+            failures += f
         t, f = pipe.pipelined(reqs)
         tot["pipelined"] += t
         failures += f
@@ -195,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
             tot["ply2"] += t1 - t0
             tot["g1"] += t2 - t1
     pipe.close()
+    if pipe_one is not None:
+        pipe_one.close()
     n1, n2 = n1 * rounds, n2 * rounds
     t_ply1, t_session, t_pipe, t_pipelined = tot["ply1"], tot["session"], tot["pipe"], tot["pipelined"]
     t_ply2, t_g0, t_g1 = tot["ply2"], tot["g0"], tot["g1"]
@@ -207,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
         "rounds": args.rounds,
         "tabla_ply1_pipe_per_s": _rate(n1, t_pipe),
         "tabla_ply1_pipe_pipelined_per_s": _rate(n1, t_pipelined),
+        "tabla_ply1_pipe_one_cpu_per_s": _rate(n1, tot["pipe_one_cpu"]) if pipe_one is not None else None,
         "tabla_ply1_session_inprocess_per_s": _rate(n1, t_session),
         "tabla_ply1_inprocess_per_s": _rate(n1, t_ply1),
         "tabla_ply2_per_s": _rate(n2, t_ply2),
@@ -219,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
     fig["ratio_ply1_pipelined_vs_gnubg0"] = fig["tabla_ply1_pipe_pipelined_per_s"] / fig["gnubg_0ply_per_s"]
     fig["ratio_ply1_pipe_vs_gnubg0"] = fig["tabla_ply1_pipe_per_s"] / fig["gnubg_0ply_per_s"]
     fig["ratio_ply1_pipe_vs_gnubg0_by_round"] = [round(r, 4) for r in round_ratios]
+    if pipe_one is not None:
+        fig["ratio_ply1_pipe_one_cpu_vs_gnubg0"] = fig["tabla_ply1_pipe_one_cpu_per_s"] / fig["gnubg_0ply_per_s"]
     fig["ratio_ply1_inprocess_vs_gnubg0"] = fig["tabla_ply1_inprocess_per_s"] / fig["gnubg_0ply_per_s"]
     fig["ratio_ply2_vs_gnubg1"] = fig["tabla_ply2_per_s"] / fig["gnubg_1ply_per_s"]
     if args.json:
@@ -228,6 +255,9 @@ def run(args: argparse.Namespace) -> int:
           f" (seed {args.seed}), evaluator: {described}")
     print(f"  Tabla ply 1, tabla engine pipe : {fig['tabla_ply1_pipe_per_s']:9.1f} decisions/s   (one request at a time;"
           f" pipe + JSON {100 * fig['pipe_overhead_share_of_ply1']:.1f}% of the time)")
+    if pipe_one is not None:
+        print(f"  Tabla ply 1, pipe, one CPU     : {fig['tabla_ply1_pipe_one_cpu_per_s']:9.1f} decisions/s"
+              f"   (client and engine on CPU {same_cpu}, --spin-us 0)")
     print(f"  Tabla ply 1, pipe, pipelined   : {fig['tabla_ply1_pipe_pipelined_per_s']:9.1f} decisions/s   (requests written ahead)")
     print(f"  Tabla ply 1, JSON in-process   : {fig['tabla_ply1_session_inprocess_per_s']:9.1f} decisions/s"
           f"   (JSON layer {100 * fig['json_layer_share_of_ply1']:.1f}% of a 1-ply best)")
@@ -237,6 +267,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  gnubg-nn best_move n=1         : {fig['gnubg_1ply_per_s']:9.1f} decisions/s")
     by_round = ", ".join(f"{r:.3f}" for r in round_ratios)
     print(f"  ratio ply-1 pipe / gnubg 0-ply       : {fig['ratio_ply1_pipe_vs_gnubg0']:.3f}  (required >= 0.3; by round: {by_round})")
+    if pipe_one is not None:
+        print(f"  ratio ply-1 pipe, one CPU / gnubg 0-ply : {fig['ratio_ply1_pipe_one_cpu_vs_gnubg0']:.3f}")
     print(f"  ratio ply-1 pipelined / gnubg 0-ply  : {fig['ratio_ply1_pipelined_vs_gnubg0']:.3f}")
     print(f"  ratio ply-1 in-process / gnubg 0-ply : {fig['ratio_ply1_inprocess_vs_gnubg0']:.3f}")
     print(f"  ratio ply-2 / gnubg 1-ply            : {fig['ratio_ply2_vs_gnubg1']:.3f}  (required >= 1.0)")
