@@ -96,13 +96,9 @@ class EngineSession:
             return None
         try:
             res = self.engine().best(fast_position_from_id(pid), parse_dice(dice), ply=ply)
-            p = res.plays[0]
-            # the same fields, in the same order, as the general path's reply
-            return orjson.dumps(
-                {"id": req.get("id"), "ok": True, "play": p.play, "steps": p.steps, "position_id": p.position_id,
-                 "equity": round(p.equity, 6)},
-                option=orjson.OPT_APPEND_NEWLINE,
-            )
+            # the general path's reply, without its checks and dispatch
+            reply = {"id": req.get("id"), "ok": True, **res.plays[0].to_dict(with_probabilities=False)}
+            return orjson.dumps(reply, option=orjson.OPT_APPEND_NEWLINE)
         except Exception:  # noqa: BLE001 - the general path gives the error its reply
             return None
 
@@ -203,8 +199,7 @@ def _parse(line: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
 
 
 def _check_live(position: Position) -> None:
-    b = position.board
-    if max(b) <= 0 or min(b) >= 0:
+    if position.is_game_over():
         raise ProtocolError("the game in this position is already over")
 
 

@@ -287,9 +287,7 @@ class Search:
             # the common case, kept lean: one evaluator call and two compiled helpers
             opp, live = flip_results(results)
             if live:  # no play ends the game (those are scored exactly below)
-                self.calls += 1
-                self.evaluations += len(opp)
-                probs, equity, order = mover_values(np.asarray(self.evaluator.evaluate(opp)))
+                probs, equity, order = mover_values(self._evaluate(opp))
                 return RankedPlays(
                     boards=results,
                     steps=steps,
@@ -338,7 +336,7 @@ class Search:
         if not 0 <= ply <= MAX_PLY_EVAL:
             raise SearchError(f"ply for a position must be 0 to {MAX_PLY_EVAL}, got {ply}")
         board = np.ascontiguousarray(board, dtype=np.int8).reshape(1, 26)
-        if not (board > 0).any() or not (board < 0).any():
+        if not board_live(board[0]):
             raise SearchError("the game in this position is already over")
         scorers = [CubelessScorer() if s is None else CubefulScorer(s, met) for s in states]
         probs, scores = self._before_roll(board, ply, scorers)

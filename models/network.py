@@ -39,22 +39,6 @@ class NetConfig:
         return asdict(self)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def conditional_to_probs_np(z: np.ndarray) -> np.ndarray:
-    """Map the five raw outputs to consistent probabilities (numpy)."""
-    s = _sigmoid(z.astype(np.float32, copy=False))
-    out = np.empty_like(s)
-    out[:, 0] = s[:, 0]
-    out[:, 1] = s[:, 0] * s[:, 1]
-    out[:, 2] = out[:, 1] * s[:, 2]
-    out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
-    out[:, 4] = out[:, 3] * s[:, 4]
-    return out
-
-
 @njit(cache=True, fastmath=True)
 def _output_layer(h, w2t, b2, out):
     """``out`` (N, 5) = consistent probabilities from hidden activations ``h`` (N, H).
@@ -65,32 +49,22 @@ def _output_layer(h, w2t, b2, out):
     """
     hidden = h.shape[1]
     one = np.float32(1.0)
+    s = np.empty(5, np.float32)  # the five sigmoids of one row
     for n in range(h.shape[0]):
         hn = h[n]
-        s0 = s1 = s2 = s3 = s4 = np.float32(0.0)
         for o in range(5):
             z = b2[o]
             wo = w2t[o]
             for k in range(hidden):
                 z += hn[k] * wo[k]
-            v = one / (one + np.exp(-z))
-            if o == 0:
-                s0 = v
-            elif o == 1:
-                s1 = v
-            elif o == 2:
-                s2 = v
-            elif o == 3:
-                s3 = v
-            else:
-                s4 = v
-        wg = s0 * s1
-        lg = (one - s0) * s3
-        out[n, 0] = s0
+            s[o] = one / (one + np.exp(-z))
+        wg = s[0] * s[1]
+        lg = (one - s[0]) * s[3]
+        out[n, 0] = s[0]
         out[n, 1] = wg
-        out[n, 2] = wg * s2
+        out[n, 2] = wg * s[2]
         out[n, 3] = lg
-        out[n, 4] = lg * s4
+        out[n, 4] = lg * s[4]
 
 
 class NumpyNet:
@@ -102,11 +76,10 @@ class NumpyNet:
         self.config = config
         self.w1 = np.ascontiguousarray(weights["fc1.weight"].T, dtype=np.float32)
         self.b1 = np.asarray(weights["fc1.bias"], dtype=np.float32)
-        self.w2 = np.ascontiguousarray(weights["fc2.weight"].T, dtype=np.float32)
+        self.w2t = np.ascontiguousarray(weights["fc2.weight"], dtype=np.float32)  # (5, hidden)
         self.b2 = np.asarray(weights["fc2.bias"], dtype=np.float32)
-        if self.w1.shape != (config.inputs, config.hidden) or self.w2.shape != (config.hidden, 5):
+        if self.w1.shape != (config.inputs, config.hidden) or self.w2t.shape != (5, config.hidden):
             raise ValueError("weight shapes do not match the network config")
-        self.w2t = np.ascontiguousarray(self.w2.T)
 
     def forward_inputs(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from already encoded inputs (N, inputs)."""
