@@ -103,8 +103,9 @@ class Play:
 
 
 # ---------------------------------------------------------------------------- formatting
-def _apply_step(board: list[int], f: int, t: int) -> bool:
-    """Move one checker ``f`` -> ``t`` on a mutable board; returns True when it hits."""
+def apply_step(board: list[int], f: int, t: int) -> bool:
+    """Move one checker ``f`` -> ``t`` (0 = off) on a mutable board (mover's view); returns
+    True when it hits a blot, which goes to the opponent's bar."""
     board[f] -= 1
     if t == OFF:
         return False
@@ -124,19 +125,9 @@ def _replay(board: Sequence[int], steps: Iterable[Sequence[int]]) -> list[tuple[
         f, t = int(f), int(t)
         if not (1 <= f <= 25 and 0 <= t < f) or b[f] <= 0:
             raise IllegalPlayError(f"no checker can move {point_name(f)}/{point_name(t)}")
-        b[f] -= 1
-        hit = False
-        if t != OFF:
-            bt = b[t]
-            if bt < -1:
-                raise IllegalPlayError(f"point {t} is blocked")
-            if bt == -1:
-                b[t] = 1
-                b[0] -= 1
-                hit = True
-            else:
-                b[t] = bt + 1
-        out.append((f, t, hit))
+        if t != OFF and b[t] < -1:
+            raise IllegalPlayError(f"point {t} is blocked")
+        out.append((f, t, apply_step(b, f, t)))
     return out
 
 
@@ -247,7 +238,7 @@ def play_from_steps(position: Position, roll: Roll, steps: Iterable[Sequence[int
     moves = checker_moves(position, st)
     b = list(position.board)
     for m in moves:
-        _apply_step(b, m.from_point, m.to_point)
+        apply_step(b, m.from_point, m.to_point)
     for p in legal_plays(position, roll):
         if p.result.board == tuple(b):
             return p
@@ -385,7 +376,7 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
                     failures.append((k, f"{point_name(a)}/{point_name(b)}: point {dest} is blocked"))
                     ok = False
                     break
-                _apply_step(nb, pos, dest)
+                apply_step(nb, pos, dest)
                 pos = dest
             if ok:
                 rec(k + 1, nb, _remove(remaining, seq), used + len(seq))

@@ -60,8 +60,10 @@ from engine.notation import (
     IllegalPlayError,
     NotationError,
     Play,
+    apply_step,
     checker_moves,
     format_moves,
+    format_play,
     legal_plays,
     parse_play,
     play_from_steps,
@@ -398,13 +400,7 @@ def _single_step(board: Sequence[int], p: int, d: int) -> tuple[int, str]:
 
 def _moved(board: tuple[int, ...], p: int, dest: int) -> tuple[int, ...]:
     b = list(board)
-    b[p] -= 1
-    if dest != 0:
-        if b[dest] == -1:
-            b[dest] = 1
-            b[0] -= 1
-        else:
-            b[dest] += 1
+    apply_step(b, p, dest)
     return tuple(b)
 
 
@@ -518,12 +514,12 @@ class TypedTurn:
     @property
     def text(self) -> str:
         """The typed moves in standard notation (``""`` when none)."""
-        return format_moves(checker_moves(self.position, [s[:2] for s in self.steps]), self.position)
+        return format_play(self.position, [s[:2] for s in self.steps])
 
     def part_text(self, i: int = -1) -> str:
         """Notation of one typed part (the last by default)."""
         before = TypedTurn(self.position, self.roll, self.legal, self.parts[:i % len(self.parts)])
-        return format_moves(checker_moves(before.current, [s[:2] for s in self.parts[i]]), before.current)
+        return format_play(before.current, [s[:2] for s in self.parts[i]])
 
     @property
     def complete(self) -> Play | None:
