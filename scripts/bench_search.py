@@ -139,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     # disjoint sets per round and per depth: gnubg-nn caches evaluations, so it must never
     # see a position twice
     boards, dice = contact_set(args.seed, rounds * (n1 + n2) + 1)
-    pids = [json.loads(r)["position_id"] for r in requests(boards, dice)]
+    all_reqs = requests(boards, dice)
+    pids = [json.loads(r)["position_id"] for r in all_reqs]
     sets = []
     for r in range(rounds):
         a = r * (n1 + n2)
@@ -150,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     same_cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     pipe_one = PipeEngine(model_path, same_cpu) if same_cpu is not None else None
     # warm up: numba, evaluator, the engine process (on the spare last position)
-    warm = requests(boards[-1:], dice[-1:])
+    warm = all_reqs[-1:]
     engine.best(fast_position_from_id(pids[-1]), (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
     session.reply_line(warm[0])
     pipe.sequential(warm)
@@ -165,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     round_ratios: list[float] = []  # ply-1 pipe / gnubg 0-ply, round by round (the spread)
     for s1, s2 in sets:
         g0_before = tot["g0"]
-        reqs = requests(boards[s1], dice[s1])
+        reqs = all_reqs[s1]
         gb1 = [to_gnubg_board(b) for b in boards[s1]]
         for i, (pid, d, r, g) in enumerate(zip(pids[s1], dice[s1], reqs, gb1)):
             roll = (int(d[0]), int(d[1]))

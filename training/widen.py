@@ -12,15 +12,12 @@ the trainer starts Adam afresh.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 from typing import Any
 
 from models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from models.network import NetConfig, make_torch_net
-
-log = logging.getLogger(__name__)
 
 
 def widen_state(checkpoint: dict[str, Any], hidden: int, seed: int = 0) -> dict[str, Any]:
