@@ -30,6 +30,7 @@ from engine.ids import IdError, match_info_from_id, position_from_id, xgid_from_
 from engine.met import MatchEquityTable
 from engine.notation import format_play
 from engine.position import Position
+from engine.rollout import PlayRollout, Progress, RolloutError, RolloutResult, RolloutSettings, rollout, rollout_plays
 from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
 
 DEFAULT_MAX_CUBE = 64
@@ -334,6 +335,27 @@ class CubeResult:
         return d
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class RolledPlay:
+    """A candidate play rolled out: its notation and the rollout for the player who plays."""
+
+    play: str
+    steps: tuple[tuple[int, int], ...]
+    position_id: str
+    result: RolloutResult
+    difference: float
+    difference_se: float
+
+    @classmethod
+    def of(cls, position: Position, p: PlayRollout) -> "RolledPlay":
+        return cls(play=format_play(position, p.steps), steps=p.steps, position_id=fast_position_id(p.board, after_play=True),
+                   result=p.result, difference=p.difference.mean, difference_se=p.difference.se)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"play": self.play, "steps": self.steps, "position_id": self.position_id, "rollout": self.result.to_dict(),
+                "difference": round(self.difference, 6), "difference_se": round(self.difference_se, 6)}
+
+
 # --------------------------------------------------------------------------- engine
 class Engine:
     """Queries over one evaluator (see the module docstring)."""
@@ -418,6 +440,37 @@ class Engine:
         state = state or CubeState()
         probs, eq, nd, dt, dp, db = self._cube_values(position, ply, state)
         return CubeResult(decision=decide(state, nd, dt, dp, db), probabilities=probs_dict(probs), equity=eq, ply=ply)
+
+    def rollout(
+        self,
+        position: Position,
+        settings: RolloutSettings = RolloutSettings(),
+        state: CubeState | None = None,
+        progress: Progress | None = None,
+    ) -> RolloutResult:
+        """Roll the position out (player on roll, before the roll); see :mod:`engine.rollout`."""
+        try:
+            return rollout(self.evaluator, position.array(), settings, state or _MONEY, progress)
+        except RolloutError as exc:
+            raise QueryError(str(exc)) from None
+
+    def rollout_plays(
+        self,
+        position: Position,
+        dice: Any,
+        settings: RolloutSettings = RolloutSettings(),
+        state: CubeState | None = None,
+        top: int = 5,
+        progress: Progress | None = None,
+    ) -> list["RolledPlay"]:
+        """The ``top`` plays of the roll (chosen at 2 ply) rolled out with common dice, best first."""
+        roll = dice if isinstance(dice, Roll) else parse_dice(dice)
+        try:
+            plays = rollout_plays(self.evaluator, position.array(), (roll.high, roll.low), settings,
+                                  state or _MONEY, top, progress=progress)
+        except RolloutError as exc:
+            raise QueryError(str(exc)) from None
+        return [RolledPlay.of(position, p) for p in plays]
 
     # ----------------------------------------------------------------- helpers
     @staticmethod

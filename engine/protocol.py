@@ -2,7 +2,7 @@
 
 One JSON object a line in, exactly one JSON object a line out, in order, flushed after
 every line; logs go to standard error; end of input exits with status 0. Commands:
-``legal``, ``best``, ``eval``, ``cube``, ``quit``. Every failure is a reply
+``legal``, ``best``, ``eval``, ``cube``, ``rollout`` (``docs/PROTOCOL-rollout.md``), ``quit``. Every failure is a reply
 ``{"id": ..., "ok": false, "error": "<one sentence>"}`` and the loop goes on.
 
 The evaluator is loaded on the first request that needs it (``legal`` never does), so a
@@ -36,11 +36,12 @@ from engine.cube import MONEY
 from engine.ids import IdError
 from engine.evaluator import Evaluator
 from engine.position import Position
+from engine.rollout import RolloutSettings
 
 log = logging.getLogger("tabla.engine")
 
 STATE_FIELDS = ("cube_value", "cube_owner", "match_length", "score", "crawford", "jacoby", "beavers", "max_cube")
-COMMANDS = ("legal", "best", "eval", "cube", "quit")
+COMMANDS = ("legal", "best", "eval", "cube", "rollout", "quit")
 _PLAIN_BEST_KEYS = frozenset(("id", "cmd", "position_id", "dice", "ply", "top"))
 
 
@@ -116,6 +117,8 @@ class EngineSession:
                 body = self._eval(req)
             elif cmd == "cube":
                 body = self._cube(req)
+            elif cmd == "rollout":
+                body = self._rollout(req)
             elif cmd is None:
                 raise ProtocolError(f"the request has no \"cmd\" (one of {', '.join(COMMANDS)})")
             else:
@@ -180,6 +183,18 @@ class EngineSession:
         q = self._query(req, need_dice=False)
         ply = self._ply(req, 0, 0, 2)
         return self.engine().cube(q.position, ply=ply, state=q.state).to_dict()
+
+    def _rollout(self, req: dict[str, Any]) -> dict[str, Any]:
+        q = self._query(req, need_dice=False)
+        known = {"trials", "ply", "truncate", "cubeful", "variance_reduction", "until_se", "seed"}
+        settings = RolloutSettings(**{k: req[k] for k in known if k in req and req[k] is not None})
+        if q.dice is None:
+            if "top" in req:
+                raise ProtocolError("top needs dice: it ranks the plays of a roll")
+            return self.engine().rollout(q.position, settings, q.state).to_dict()
+        top = _top(req) or 5
+        plays = self.engine().rollout_plays(q.position, q.dice, settings, q.state, top)
+        return {"plays": [p.to_dict() for p in plays]}
 
 
 def _parse(line: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:

@@ -322,6 +322,29 @@ class Search:
             cubeful=not isinstance(scorer, CubelessScorer),
         )
 
+    def best_in_segments(self, children: np.ndarray, offsets: np.ndarray, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best play of each of many rolls at ``ply`` (1-3), ranked by cubeless equity.
+
+        ``children``/``offsets`` as :func:`engine.movegen.children_batch` returns them (mover's
+        view, opponent to roll; every segment non-empty). Returns the index of the chosen
+        child of each segment and its probabilities for the mover, (S,) and (S, 5).
+        """
+        if not 1 <= ply <= MAX_PLY_PLAY:
+            raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
+        nseg = len(offsets) - 1
+        seg = np.repeat(np.arange(nseg), np.diff(offsets))
+        scorer = [CubelessScorer()]
+        p1, s1 = self._after_play(children, 0, scorer)
+        probs, scores = p1[0].copy(), s1[0].copy()
+        plies = np.ones(len(children), np.int64)
+        if ply >= 2:
+            keep = self._prune(scores, seg, nseg)
+            pd, sd = self._after_play(children[keep], ply - 1, scorer)
+            probs[keep], scores[keep], plies[keep] = pd[0], sd[0], ply
+        order = np.lexsort((-scores, -plies, seg))
+        chosen = order[_segment_starts(seg, nseg)]
+        return chosen, probs[chosen]
+
     def evaluate_position(
         self,
         board: np.ndarray,

@@ -14,6 +14,7 @@ KINDS = {
     "selfplay": "self-play training games per second",
     "search": "decisions per second at ply 1 and 2 vs gnubg-nn best_move",
     "accuracy": "equity lost per decision vs gnubg-nn 2-ply",
+    "rollout": "wall time of a 1296-trial cubeless rollout vs gnubg -t's own rollout",
 }
 
 
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         module.add_arguments(p)
 
 
-POSITIVE = ("positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden")
+POSITIVE = ("games", "positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden")
 """Sizes a benchmark takes; each must be positive when given."""
 
 

@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hint": ("engine.query_cli", "ranked plays for a roll, or the cube decision"),
     "eval": ("engine.query_cli", "probabilities and equity of a position"),
     "cube": ("engine.query_cli", "cube decision and cubeful equities"),
+    "rollout": ("scripts.cmd_rollout", "roll a position out, or rank the plays of a roll by rollout"),
     "engine": ("engine.protocol", "the JSON-lines engine protocol on stdin/stdout"),
     "train": ("training.cli", "TD(lambda) self-play training"),
     "arena": ("eval.arena_cli", "play two bots against each other"),
