@@ -60,6 +60,10 @@ class _Bar:
 def run(args: argparse.Namespace) -> int:
     from scripts.tabla import CliError
 
+    for name in ("games", "workers", "top"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise CliError(f"--{name} must be positive, got {value}")
     if args.top is not None and args.dice is None:
         raise CliError("--top needs --dice: it ranks the plays of a roll")
     q = resolve_query(position_id=args.position_id, xgid=args.xgid, match_id=args.match_id, dice=args.dice)

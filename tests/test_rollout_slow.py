@@ -1,0 +1,50 @@
+"""Rollout figures with the shipped network (``-m slow``; scripts/measure_rollout.py prints them)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.rollout import RolloutSettings, rollout
+from scripts.measure_rollout import contact_positions, measure, summary
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def net():
+    from engine.api import limit_blas_threads, load_model
+
+    limit_blas_threads(1)
+    return load_model(None)
+
+
+def test_luck_adjustment_is_unbiased_and_smaller_on_200_positions(net):
+    diffs, ses, smaller = [], [], 0
+    for b in contact_positions(200, seed=21):
+        r = rollout(net, b, RolloutSettings(trials=72, truncate=8, seed=3))
+        diffs.append(r.equity.mean - r.raw_equity.mean)
+        ses.append(r.raw_equity.se)
+        smaller += r.equity.se < r.raw_equity.se
+    diffs, ses = np.array(diffs), np.array(ses)
+    within = np.abs(diffs) <= 1.96 * ses * np.sqrt(2)
+    assert within.mean() >= 0.9
+    # over all positions the mean difference is zero within its error
+    assert abs(diffs.mean()) <= 3 * diffs.std(ddof=1) / np.sqrt(len(diffs))
+    assert smaller >= 190
+
+
+def test_vr_error_is_at_most_a_third_and_truncation_agrees_on_50_positions(net):
+    figs = measure(net, contact_positions(50, seed=12), games=144, truncate=11, seed=12)
+    s = summary(figs)
+    assert s["se_ratio_of_means"] <= 1 / 3
+    assert s["truncated_and_full_agree"] >= 45  # 95% intervals: a few may miss
+    assert s["vr_and_plain_means_agree"] >= 45
+
+
+def test_rollout_of_31_ranks_8_5_6_5_first(capsys):
+    from scripts.tabla import main
+
+    assert main(["rollout", "--position-id", "4HPwATDgc/ABMA", "--dice", "31", "--games", "144", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    first = [line for line in out.splitlines() if line.strip().startswith("1.")][0]
+    assert "8/5 6/5" in first
