@@ -61,7 +61,8 @@ class RolloutSettings:
     variance_reduction: bool = True
     """Subtract the luck of each roll (see :mod:`engine.rollout_trials`)."""
     until_se: float | None = None
-    """Stop once the standard error of the equity is at most this (checked every 324 trials)."""
+    """Stop once the standard error of the equity (cubeful with ``cubeful``) is at most this
+    (checked every 324 trials)."""
     seed: int = 1
     workers: int = 1
     """Processes playing slices of trials (fork); the result does not depend on it."""
@@ -268,7 +269,8 @@ def rollout(
             for a in range(0, total, STOP_CHUNK):
                 parts.append(runner.play(np.arange(a, min(a + STOP_CHUNK, total)), on_slice))
                 rows = TrialRows.concat(parts)
-                if len(rows.trials) > 1 and summarize(rows, settings).equity.se <= settings.until_se:
+                so_far = summarize(rows, settings)
+                if len(rows.trials) > 1 and (so_far.cubeful_equity or so_far.equity).se <= settings.until_se:
                     break
     finally:
         runner.close()

@@ -58,7 +58,18 @@ def test_bench_selfplay_trains_and_counts_games():
     assert fig["games_per_s"] == pytest.approx(fig["games"] / fig["seconds"], rel=1e-6)
 
 
-@pytest.mark.parametrize("args", [("search", "--positions", "0"), ("movegen", "--repeat", "-1"),
+def test_bench_rollout_times_tabla_and_gnubg_with_and_without_variance_reduction():
+    if not os.path.exists("/usr/games/gnubg"):
+        pytest.skip("/usr/games/gnubg is not installed")
+    fig = bench_json("rollout", "--games", "4")
+    assert fig["games"] == 4 and fig["gnubg_startup_s"] > 0
+    for key in ("vr_on", "vr_off"):
+        r = fig[key]
+        assert r["tabla_s"] > 0 and r["gnubg_s"] > 0
+        assert r["ratio"] == pytest.approx(r["gnubg_s"] / r["tabla_s"], rel=1e-6)
+
+
+@pytest.mark.parametrize("args", [("rollout", "--games", "0"), ("search", "--positions", "0"), ("movegen", "--repeat", "-1"),
                                   ("accuracy", "--positions", "0"), ("selfplay", "--seconds", "0")])
 def test_bench_refuses_a_size_that_is_not_positive_in_one_line(args):
     r = bench(*args)
