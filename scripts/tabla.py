@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("eval.arena_cli", "play two bots against each other"),
     "play": ("eval.play", "play against Tabla in the terminal"),
     "bench": ("scripts.bench", "benchmarks: movegen, selfplay, search, accuracy"),
+    "bearoff": ("scripts.cmd_bearoff", "build the exact bearoff databases, or show a position's values"),
 }
 
 

@@ -1,0 +1,111 @@
+"""``tabla bearoff``: build the exact bearoff databases, or show a position's values.
+
+    tabla bearoff build [--out DIR] [--verify]
+    tabla bearoff show --position-id 4wEAAKAAAAAAAA
+
+``build`` writes ``bearoff_os.npz`` (one-sided) and ``bearoff_ts.npz`` (two-sided) into
+``DIR`` (default: the user cache dir the engine reads the two-sided file from; use
+``--out engine/data`` in a checkout to regenerate the shipped one-sided file) and prints
+each file's sha256 and content digest. The build is deterministic. ``--verify`` then
+checks the one-sided file against the shipped one and the two-sided values against one
+step of backward induction; it exits with status 1 if a check fails.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine import bearoff as bo
+from engine import bearoff_build as bb
+from engine.evaluator import PROB_NAMES
+from engine.ids import position_from_id
+
+
+class UsageError(ValueError):
+    """Bad command-line input for ``tabla bearoff``."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", required=True, metavar="{build,show}")
+    build = sub.add_parser("build", help="build both databases")
+    build.add_argument("--out", type=Path, default=None, help=f"output directory (default {bo.cache_dir()})")
+    build.add_argument("--verify", action="store_true", help="check the result (see the module help)")
+    build.add_argument("--no-progress", action="store_true", help="no progress bar")
+    show = sub.add_parser("show", help="database values of a position")
+    show.add_argument("--position-id", required=True, help="GNU Backgammon Position ID, player on roll")
+    show.add_argument("--db", type=Path, default=None, help="database directory (default: shipped + cache)")
+
+
+def _build(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    out = args.out if args.out is not None else bo.cache_dir()
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is not a directory")
+    bar = tqdm(total=bb.ONE_SIDED_SIZE + bb.TWO_SIDED_SIDE ** 2, unit="pos", unit_scale=True,
+               disable=args.no_progress, dynamic_ncols=True)
+    t0 = time.perf_counter()
+    os_arrays = bo.one_sided_arrays(bb.build_one_sided(progress=bar.update))
+    t1 = time.perf_counter()
+    ts_arrays = bo.two_sided_arrays(bb.build_two_sided(progress=bar.update))
+    t2 = time.perf_counter()
+    bar.close()
+    written = [(bo.ONE_SIDED_FILE, os_arrays, "one-sided", t1 - t0), (bo.TWO_SIDED_FILE, ts_arrays, "two-sided", t2 - t1)]
+    for name, arrays, kind, secs in written:
+        path = out / name
+        sha = bo.write_db(path, arrays, kind)
+        print(f"{path}: {kind}, {path.stat().st_size:,} bytes, built in {secs:.1f} s")
+        print(f"  sha256 {sha}")
+        print(f"  content digest {bb.content_digest(arrays)}")
+    return _verify(os_arrays, ts_arrays) if args.verify else 0
+
+
+def _verify(os_arrays: dict[str, np.ndarray], ts_arrays: dict[str, np.ndarray]) -> int:
+    ok = True
+    sums = {k: (int(v.sum(axis=1, dtype=np.int64).min()), int(v.sum(axis=1, dtype=np.int64).max()))
+            for k, v in os_arrays.items()}
+    good = all(lo == hi == bb.SCALE for lo, hi in sums.values())
+    ok &= good
+    print(f"one-sided rows sum to {bb.SCALE}: {'ok' if good else 'FAILED ' + str(sums)}")
+    shipped = bo.SHIPPED_DIR / bo.ONE_SIDED_FILE
+    if shipped.exists():
+        same = bo.file_meta(shipped)["digest"] == bb.content_digest(os_arrays)
+        ok &= same
+        print(f"one-sided equals the shipped {shipped}: {'ok' if same else 'FAILED'}")
+    res = bb.two_sided_residuals(ts_arrays, *bb.child_table())
+    tol = np.array([1e-12, 1e-6, 1e-6, 1e-6])  # float64 win, float32 cubeful equities
+    good = bool((res <= tol).all())
+    ok &= good
+    print(f"two-sided backward-induction residuals {', '.join(f'{r:.1e}' for r in res)}: {'ok' if good else 'FAILED'}")
+    return 0 if ok else 1
+
+
+def _show(args: argparse.Namespace) -> int:
+    position = position_from_id(args.position_id)
+    board = position.array()[None, :]
+    db = bo.get_db() if args.db is None else bo.BearoffDB.from_dir(args.db)
+    home, idx, count = bo.analyse(board)
+    if not home[0]:
+        raise bo.BearoffError("not a bearoff position: some checker is outside its home board")
+    for who, i in (("player on roll", 0), ("opponent", 1)):
+        dist, first = db.distributions(idx[0, i])
+        rolls = ", ".join(f"{n}: {p:.5f}" for n, p in enumerate(dist) if p > 0)
+        print(f"{who}: {count[0, i]} checker{'s' if count[0, i] != 1 else ''} on the board, index {idx[0, i]}, expected rolls {db.expected_rolls(idx[0, i]):.4f}")
+        print(f"  P(n rolls to bear off all) {rolls}")
+        if count[0, i] == bb.MAX_CHECKERS:
+            print("  P(n rolls to bear off one) " + ", ".join(f"{n}: {p:.5f}" for n, p in enumerate(first) if p > 0))
+    probs = db.one_sided_probs(board)[0]
+    print("one-sided: " + "  ".join(f"{k} {v:.5f}" for k, v in zip(PROB_NAMES, probs)))
+    if bo.in_two_sided(board)[0]:
+        win = db.two_sided_probs(board)[0, 0]
+        cf = db.two_sided_cubeful(board)[0]
+        print(f"two-sided: win {win:.6f}  cubeless equity {2 * win - 1:+.6f}")
+        print(f"  cubeful equity: centred {cf[0]:+.6f}  owned {cf[1]:+.6f}  opponent owns {cf[2]:+.6f}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return _build(args) if args.action == "build" else _show(args)
