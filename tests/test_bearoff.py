@@ -265,3 +265,29 @@ def test_two_sided_win_agrees_with_gnubg(db):
     boards = np.stack([counts_board(pos[a]) - counts_board(pos[b])[::-1] for a, b in rng.integers(1, 924, (100, 2))])
     theirs = np.array([gnubg_nn.probabilities(to_gnubg_board(b), 0)[0] for b in boards])
     assert np.abs(db.two_sided_probs(boards)[:, 0] - theirs).max() < 1e-4
+
+
+def test_two_sided_cubeful_equities_agree_with_gnubg(db):
+    import re
+    import subprocess
+
+    from engine.ids import position_id
+    from tests.gnubg_cli import GNUBG
+
+    if GNUBG is None:
+        pytest.skip("GNU Backgammon is not installed")
+    rng = np.random.default_rng(8)
+    pos = bb.all_positions(bb.TWO_SIDED_SIDE)
+    boards = np.stack([counts_board(pos[a]) - counts_board(pos[b])[::-1] for a, b in rng.integers(1, 924, (12, 2))])
+    script = ["new session", "set player 0 human", "set player 1 human", "new game"]
+    for b in boards:
+        script += [f"set board {position_id(Position.from_array(b))}", "eval"]
+    run = subprocess.run([GNUBG, "-t", "-q"], input="\n".join(script) + "\n", capture_output=True, text=True, timeout=120)
+    found = re.findall(r"^\d\. (No double|Double, take|Double, pass)\s+([+-]\d\.\d+)", run.stdout, re.MULTILINE)
+    assert len(found) == 3 * len(boards)
+    cubeful = db.two_sided_cubeful(boards)
+    for i in range(len(boards)):
+        eq = {name: float(v) for name, v in found[3 * i:3 * i + 3]}
+        assert 2 * cubeful[i, 2] == pytest.approx(eq["Double, take"], abs=1e-3)  # opponent owns at 2
+        proper = max(eq["No double"], min(eq["Double, take"], eq["Double, pass"]))
+        assert cubeful[i, 0] == pytest.approx(proper, abs=1e-3)
