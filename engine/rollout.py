@@ -200,14 +200,14 @@ class _Runner:
             self.pool = multiprocessing.get_context("fork").Pool(workers)
             self.workers = workers
 
-    def play(self, trials: np.ndarray, on_slice: Callable[[TrialRows], None]) -> TrialRows:
+    def play(self, trials: np.ndarray, on_slice: Callable[[TrialRows], None],
+             on_partial: Callable[[TrialRows], None]) -> TrialRows:
+        """Rows of ``trials``; ``on_slice`` gets each finished slice, ``on_partial`` (here,
+        not in workers) the finished rows of the slice in play now and then."""
         if self.pool is None:
-            parts = []
-            for a in range(0, len(trials), self.slots * 4):
-                part = run_trials(*self.args, trials[a:a + self.slots * 4], self.slots)
-                parts.append(part)
-                on_slice(part)
-            return TrialRows.concat(parts)
+            part = run_trials(*self.args, trials, self.slots, on_partial)
+            on_slice(part)
+            return part
         pieces = np.array_split(trials, self.workers * 4)
         parts = []
         for part in self.pool.imap_unordered(_worker_slice, [p for p in pieces if len(p)]):
@@ -246,28 +246,27 @@ def rollout(
     t0 = time.perf_counter()
     runner = _Runner(evaluator, board, spec, settings.workers, slots)
     done: list[TrialRows] = []
-    count = [0]
-    last = [0.0]
+
+    def report(extra: TrialRows | None) -> None:
+        if progress is None:
+            return
+        parts = done + ([extra] if extra is not None and len(extra.trials) else [])
+        rows = TrialRows.concat(parts) if parts else None
+        running = summarize(rows, settings, time.perf_counter() - t0) if rows is not None and len(rows.trials) > 1 else None
+        progress(0 if rows is None else len(rows.trials), total, running)
 
     def on_slice(part: TrialRows) -> None:
         done.append(part)
-        count[0] += len(part.trials)
-        if progress is not None:
-            now = time.perf_counter()
-            running = None
-            if now - last[0] > 0.25 or count[0] == total:
-                last[0] = now
-                running = summarize(TrialRows.concat(done), settings, now - t0)
-            progress(count[0], total, running)
+        report(None)
 
     total = settings.trials
     try:
         if settings.until_se is None:
-            rows = runner.play(np.arange(total), on_slice)
+            rows = runner.play(np.arange(total), on_slice, report)
         else:
             parts = []
             for a in range(0, total, STOP_CHUNK):
-                parts.append(runner.play(np.arange(a, min(a + STOP_CHUNK, total)), on_slice))
+                parts.append(runner.play(np.arange(a, min(a + STOP_CHUNK, total)), on_slice, report))
                 rows = TrialRows.concat(parts)
                 so_far = summarize(rows, settings)
                 if len(rows.trials) > 1 and (so_far.cubeful_equity or so_far.equity).se <= settings.until_se:

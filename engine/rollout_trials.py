@@ -23,7 +23,9 @@ zero at every step, so the adjusted mean is unbiased; its variance is smaller.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -150,8 +152,10 @@ class TrialLoop:
         return CubeState(value=value, owner=o, jacoby=s.jacoby, max_cube=s.max_cube)
 
     # ----------------------------------------------------------------- the loop
-    def run(self, trials: np.ndarray, slots: int) -> TrialRows:
-        """Play ``trials`` (trial numbers), ``slots`` at a time."""
+    def run(self, trials: np.ndarray, slots: int, on_rows: Callable[[TrialRows], None] | None = None,
+            every: float = 0.5) -> TrialRows:
+        """Play ``trials`` (trial numbers), ``slots`` at a time; ``on_rows`` gets the rows
+        finished so far at most every ``every`` seconds (for a progress display)."""
         spec = self.spec
         trials = np.asarray(trials, dtype=np.int64)
         n = len(trials)
@@ -176,6 +180,8 @@ class TrialLoop:
         start_owner = {CubeOwner.CENTRE: _CENTRE, CubeOwner.PLAYER: _ROOT, CubeOwner.OPPONENT: _OTHER}[spec.state.owner]
         limit = min(spec.truncate or MAX_HALF_MOVES, MAX_HALF_MOVES)
         nxt = 0
+        done = np.zeros(n, bool)
+        last = time.perf_counter()
 
         def load(k: int) -> None:
             nonlocal nxt
@@ -204,11 +210,16 @@ class TrialLoop:
             rows_cf[i] = (cf_root if cube_live[k] else cf_value[k]) / spec.state.value
             rows_cf_luck[i] = cf_luck[k] / spec.state.value
             rows_len[i] = t[k]
+            done[i] = True
             load(k)
 
         for k in range(s):
             load(k)
         while (slot_row >= 0).any():
+            if on_rows is not None and time.perf_counter() - last > every:
+                last = time.perf_counter()
+                on_rows(TrialRows(trials=trials[done], probs=rows_probs[done], luck=rows_luck[done], cubeful=rows_cf[done],
+                                  cubeful_luck=rows_cf_luck[done], half_moves=rows_len[done]))
             act = np.flatnonzero(slot_row >= 0)
             root_moves = t[act] % 2 == 0
             # owner code seen by the mover: 0 centre, 1 the mover, 2 the other
@@ -322,6 +333,13 @@ class TrialLoop:
         cf_luck[ks] += sign * (got - (f * ROLL_WEIGHTS).sum(axis=1))
 
 
-def run_trials(evaluator: Evaluator, board: np.ndarray, spec: TrialSpec, trials: np.ndarray, slots: int = 256) -> TrialRows:
+def run_trials(
+    evaluator: Evaluator,
+    board: np.ndarray,
+    spec: TrialSpec,
+    trials: np.ndarray,
+    slots: int = 256,
+    on_rows: Callable[[TrialRows], None] | None = None,
+) -> TrialRows:
     """Rows of the given trial numbers (a worker runs one slice); see :class:`TrialLoop`."""
-    return TrialLoop(evaluator, board, spec).run(trials, slots)
+    return TrialLoop(evaluator, board, spec).run(trials, slots, on_rows)

@@ -91,12 +91,13 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(format_result(describe_state(q.state), res))
         return 0
     bar = _Bar(settings.trials * (args.top or 5), f"rollout {q.dice}")
-    offset = [0]
+    offset, previous = [0], [0]
 
     def progress(done: int, total: int, running: RolloutResult | None) -> None:
+        if done < previous[0]:  # the next candidate's rollout has begun
+            offset[0] += previous[0]
+        previous[0] = done
         bar(offset[0] + done, total, running)
-        if done == total:
-            offset[0] += total
 
     try:
         plays = engine.rollout_plays(q.position, q.dice, settings, q.state, args.top or 5, progress=progress)

@@ -91,6 +91,22 @@ def test_one_half_move_over_36_trials_is_exactly_the_1_ply_evaluation():
         assert res.equity.mean == pytest.approx(float(cubeless_equity(one_ply)), abs=1e-9)
 
 
+def test_plays_inside_trials_are_the_search_choice_at_the_given_ply():
+    # 36 trials cut after one half-move at ply 2: each is the 2-ply best play of its roll
+    ev = PipEvaluator()
+    board = contact_positions(1, seed=4)[0]
+    res = rollout(ev, board, RolloutSettings(trials=36, truncate=1, ply=2, variance_reduction=False))
+    search = Search(ev)
+    expect = []
+    for a in range(36):
+        d1, d2 = ORDERED_DICE[a]
+        r = search.rank_plays(board, int(d1), int(d2), ply=2)
+        after = r.boards[r.best]
+        p = ev.evaluate(-after[::-1][None])[0]
+        expect.append(float(cubeless_equity(np.array([1 - p[0], p[3], p[4], p[1], p[2]]))))
+    assert res.equity.mean == pytest.approx(np.mean(expect), abs=1e-9)
+
+
 def test_luck_adjusted_one_half_move_trials_all_equal_the_mean():
     # With luck adjustment every trial's value is the mean over the rolls: no error left
     ev = PipEvaluator()

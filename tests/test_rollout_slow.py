@@ -48,3 +48,13 @@ def test_rollout_of_31_ranks_8_5_6_5_first(capsys):
     out = capsys.readouterr().out
     first = [line for line in out.splitlines() if line.strip().startswith("1.")][0]
     assert "8/5 6/5" in first
+
+
+def test_network_rollout_is_the_same_with_two_workers(net):
+    from engine.position import Position
+
+    s1 = RolloutSettings(trials=96, truncate=30, cubeful=True)
+    a = rollout(net, Position.start().array(), s1)
+    b = rollout(net, Position.start().array(), RolloutSettings(trials=96, truncate=30, cubeful=True, workers=2))
+    for f in ("probs", "luck", "cubeful", "cubeful_luck"):
+        assert np.array_equal(getattr(a.rows, f), getattr(b.rows, f))
