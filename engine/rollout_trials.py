@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine.batch import result_points, segment_argmax
+from engine.batch import flip_results, result_points, segment_argmax
 from engine.cube import CubeOwner, CubeState, cube_efficiency, cubeful_equity, decide
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.evaluator import Evaluator, cubeless_equity, flip_probs
@@ -120,6 +120,12 @@ class TrialLoop:
         """The best play of each ``boards[k]`` rolling ``dice[k]``: the board after it (mover's
         view), the mover's probabilities there, and the points it won (0 = game goes on)."""
         children, offsets = children_batch(boards, dice)
+        if self.spec.ply == 1:
+            opp, all_live = flip_results(children)
+            if all_live:  # the common case, kept lean: no play ends the game
+                p_opp = self._evaluate(opp)
+                idx = segment_argmax(-cubeless_equity(p_opp), offsets)
+                return children[idx], flip_probs(p_opp[idx]), np.zeros(len(idx), np.int64)
         points = result_points(children)
         if self.spec.ply == 1:
             live = points == 0

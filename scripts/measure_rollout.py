@@ -4,10 +4,13 @@
 
 For each position: a full-game rollout with variance reduction (the same trials give the
 standard error with and without the luck adjustment) and a rollout truncated after
-``--truncate`` half-moves (other dice: seed + 1). Printed: the ratio of the standard
+``--truncate`` half-moves (other dice: every rollout has its own seed). Printed: the ratio of the standard
 errors (with ÷ without), per position and over all; how many positions have it at most
 1/3; whether the adjusted and plain means agree within their 95% intervals; and whether
-the truncated and full rollouts agree within theirs.
+the truncated and full rollouts agree within theirs, and the mean and spread of their
+differences over the positions (a spread wider than the errors explain is the evaluator
+misjudging positions at the cut, not a fault of the rollout: the truncated rollout
+estimates the evaluator's value ``truncate`` half-moves on, the full one the games' results).
 """
 from __future__ import annotations
 
@@ -65,8 +68,10 @@ def measure(evaluator, positions: list[np.ndarray], games: int, truncate: int, s
 
     out = []
     for k, b in enumerate(positions):
-        full = rollout(evaluator, b, RolloutSettings(trials=games, seed=seed))
-        cut = rollout(evaluator, b, RolloutSettings(trials=games, truncate=truncate, seed=seed + 1))
+        # dice seeds of their own for each position and rollout: figures averaged over the
+        # positions then have independent errors
+        full = rollout(evaluator, b, RolloutSettings(trials=games, seed=seed + 2 * k))
+        cut = rollout(evaluator, b, RolloutSettings(trials=games, truncate=truncate, seed=seed + 2 * k + 1))
         f = PositionFigures(fast_position_id(b), full.equity.mean, full.equity.se, full.raw_equity.mean,
                             full.raw_equity.se, cut.equity.mean, cut.equity.se)
         out.append(f)
@@ -79,6 +84,7 @@ def measure(evaluator, positions: list[np.ndarray], games: int, truncate: int, s
 
 def summary(figs: list[PositionFigures]) -> dict:
     ratios = np.array([f.se_ratio for f in figs])
+    diff = np.array([f.full - f.truncated for f in figs])
     return {
         "positions": len(figs),
         "se_ratio_of_means": float(np.mean([f.full_se for f in figs]) / np.mean([f.raw_se for f in figs])),
@@ -87,6 +93,10 @@ def summary(figs: list[PositionFigures]) -> dict:
         "positions_se_ratio_at_most_one_third": int((ratios <= 1 / 3).sum()),
         "vr_and_plain_means_agree": int(sum(f.vr_agrees for f in figs)),
         "truncated_and_full_agree": int(sum(f.truncated_agrees for f in figs)),
+        "full_minus_truncated_mean": float(diff.mean()),
+        "full_minus_truncated_mean_se": float(diff.std(ddof=1) / np.sqrt(len(diff))),
+        "full_minus_truncated_sd": float(diff.std(ddof=1)),
+        "expected_sd_from_the_errors": float(np.sqrt(np.mean([f.full_se ** 2 + f.truncated_se ** 2 for f in figs]))),
     }
 
 

@@ -20,8 +20,10 @@ def net():
 
 def test_luck_adjustment_is_unbiased_and_smaller_on_200_positions(net):
     diffs, ses, smaller = [], [], 0
-    for b in contact_positions(200, seed=21):
-        r = rollout(net, b, RolloutSettings(trials=72, truncate=8, seed=3))
+    # a seed per position: with one seed every position would share its dice, and the luck
+    # of, say, a trial's early 6-6 would count the same way in all of them
+    for k, b in enumerate(contact_positions(200, seed=21)):
+        r = rollout(net, b, RolloutSettings(trials=72, truncate=8, seed=100 + k))
         diffs.append(r.equity.mean - r.raw_equity.mean)
         ses.append(r.raw_equity.se)
         smaller += r.equity.se < r.raw_equity.se
@@ -37,8 +39,10 @@ def test_vr_error_is_at_most_a_third_and_truncation_agrees_on_50_positions(net):
     figs = measure(net, contact_positions(50, seed=12), games=144, truncate=11, seed=12)
     s = summary(figs)
     assert s["se_ratio_of_means"] <= 1 / 3
-    assert s["truncated_and_full_agree"] >= 45  # 95% intervals: a few may miss
-    assert s["vr_and_plain_means_agree"] >= 45
+    assert s["vr_and_plain_means_agree"] >= 45  # 95% intervals: a few may miss
+    # truncation adds no systematic bias over the positions (each position's gap also holds
+    # the network's misjudgement of the positions at the cut: see scripts/measure_rollout.py)
+    assert abs(s["full_minus_truncated_mean"]) <= 3 * s["full_minus_truncated_mean_se"]
 
 
 def test_rollout_of_31_ranks_8_5_6_5_first(capsys):
