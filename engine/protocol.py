@@ -186,7 +186,7 @@ class EngineSession:
 
     def _rollout(self, req: dict[str, Any]) -> dict[str, Any]:
         q = self._query(req, need_dice=False)
-        known = {"trials", "ply", "truncate", "cubeful", "variance_reduction", "until_se", "seed"}
+        known = {"trials", "ply", "truncate", "cubeful", "variance_reduction", "until_se", "seed", "bearoff"}
         settings = RolloutSettings(**{k: req[k] for k in known if k in req and req[k] is not None})
         if q.dice is None:
             if "top" in req:

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from engine import bearoff
 from engine.batch import board_live, result_points
 from engine.cube import CubeOwner, CubeState
 from engine.evaluator import Evaluator, PROB_NAMES, cubeless_equity, flip_probs
@@ -66,13 +67,15 @@ class RolloutSettings:
     seed: int = 1
     workers: int = 1
     """Processes playing slices of trials (fork); the result does not depend on it."""
+    bearoff: bool = True
+    """Where a trial is cut, use the bearoff databases for positions in their range."""
 
     def __post_init__(self) -> None:
         for name in ("trials", "ply", "workers", "seed"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise RolloutError(f"{name} must be an integer, got {v!r}")
-        for name in ("cubeful", "variance_reduction"):
+        for name in ("cubeful", "variance_reduction", "bearoff"):
             if not isinstance(getattr(self, name), bool):
                 raise RolloutError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if not 1 <= self.trials <= MAX_TRIALS:
@@ -146,7 +149,7 @@ class RolloutResult:
             "raw_equity_se": round(self.raw_equity.se, 6),
             "settings": {"ply": s.ply, "truncate": s.truncate, "cubeful": s.cubeful,
                          "variance_reduction": s.variance_reduction, "until_se": s.until_se,
-                         "seed": s.seed, "max_trials": s.trials},
+                         "seed": s.seed, "max_trials": s.trials, "bearoff": s.bearoff},
             "seconds": round(self.seconds, 3),
         }
         if self.cubeful_equity is not None:
@@ -196,6 +199,8 @@ class _Runner:
         self.slots = slots
         self.pool = None
         if workers > 1:
+            if spec.truncate is not None and spec.bearoff:
+                bearoff.get_db().two_sided  # loaded (or built) once, before the workers fork
             _WORKER.update(evaluator=evaluator, board=board, spec=spec, slots=slots)
             self.pool = multiprocessing.get_context("fork").Pool(workers)
             self.workers = workers
@@ -241,7 +246,8 @@ def rollout(
         raise RolloutError("the game in this position is already over")
     _check_state(state, settings)
     spec = TrialSpec(ply=settings.ply, truncate=settings.truncate, cubeful=settings.cubeful,
-                     variance_reduction=settings.variance_reduction, seed=settings.seed, state=state)
+                     variance_reduction=settings.variance_reduction, seed=settings.seed, state=state,
+                     bearoff=settings.bearoff)
     slots = SLOTS_VR if settings.variance_reduction else SLOTS_PLAIN
     t0 = time.perf_counter()
     runner = _Runner(evaluator, board, spec, settings.workers, slots)

@@ -12,7 +12,8 @@ each result) by cubeless equity; the cube, with ``cubeful``, is turned by the 0-
 decisions of :func:`engine.cube.decide` on Janowski's cubeful equities, and a passed
 double freezes the trial's cubeful value while the game goes on to give its cubeless
 result. A trial ends when the game ends, or after ``truncate`` half-moves with the
-evaluator's value of the position there.
+evaluator's value of the position there (or the bearoff databases' for a position in their
+range, :meth:`TrialLoop.cut_values`).
 
 **Luck** (variance reduction). For each roll, the values after the best play of each of
 the 21 rolls are found (one ``children_batch`` over the slots × 21 rolls, one evaluator
@@ -29,6 +30,8 @@ from typing import Callable
 
 import numpy as np
 
+from engine import bearoff
+from engine.bearoff_build import TWO_SIDED_CHECKERS
 from engine.batch import flip_results, result_points, segment_argmax
 from engine.cube import CubeOwner, CubeState, cube_efficiency, cubeful_equity, decide
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
@@ -62,6 +65,8 @@ class TrialSpec:
     seed: int = 1
     state: CubeState = CubeState()
     """The cube at the start (money); used only with ``cubeful``."""
+    bearoff: bool = True
+    """At a cut, the bearoff databases' values for positions in their range."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -138,6 +143,34 @@ class TrialLoop:
         idx, probs = self.search.best_in_segments(children, offsets, self.spec.ply)
         self.evaluations += self.search.evaluations - before
         return children[idx], probs, points[idx]
+
+    def cut_values(self, boards: np.ndarray, values: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values of the player on roll where a trial is cut: probabilities and (with
+        ``cubeful``) money cubeful equity for his cube (value, owner code seen by him).
+
+        The evaluator's, or with ``bearoff`` for positions in the bearoff databases their
+        values: exact two-sided (win chance, cubeful equity) for up to 6 checkers a side,
+        else the one-sided distributions' probabilities (cubeful by Janowski's model)."""
+        n = len(boards)
+        probs = np.empty((n, 5))
+        cf = np.zeros(n)
+        home = two = np.zeros(n, bool)
+        if self.spec.bearoff:
+            home, _, count = bearoff.analyse(boards)
+            two = home & (count.max(axis=1) <= TWO_SIDED_CHECKERS)
+        net = ~home
+        if net.any():
+            probs[net] = self._evaluate(boards[net])
+        one = home & ~two
+        if one.any():
+            probs[one] = bearoff.one_sided_probs(boards[one])
+        if self.spec.cubeful:
+            cf[~two] = self._cubeful(probs[~two], boards[~two], values[~two], owners[~two])
+        if two.any():
+            probs[two] = bearoff.two_sided_probs(boards[two])
+            if self.spec.cubeful:
+                cf[two] = bearoff.two_sided_cubeful(boards[two])[np.arange(int(two.sum())), owners[two]] * values[two]
+        return probs, cf
 
     def _cubeful(self, probs: np.ndarray, boards: np.ndarray, values: np.ndarray, owners: np.ndarray) -> np.ndarray:
         """Janowski cubeful money equity for the player on roll of each board, per cube."""
@@ -262,14 +295,12 @@ class TrialLoop:
             cut = going[t[ks] >= limit]
             if len(cut):
                 kc = act[cut]
-                p_next = self._evaluate(boards[kc])  # the next mover's, before his roll
-                next_root = ~root_moves[cut]
+                next_root = ~root_moves[cut]  # the next mover's values, before his roll
+                own_n = cube_o[kc]
+                owner_n = np.where(own_n == _CENTRE, 0, np.where((own_n == _ROOT) == next_root, 1, 2))
+                p_next, cf = self.cut_values(boards[kc], cube_v[kc], owner_n)
                 pr = _to_root(p_next, next_root)
-                cf = np.zeros(len(cut))
-                if spec.cubeful:
-                    own_n = cube_o[kc]
-                    owner_n = np.where(own_n == _CENTRE, 0, np.where((own_n == _ROOT) == next_root, 1, 2))
-                    cf = self._cubeful(p_next, boards[kc], cube_v[kc], owner_n) * np.where(next_root, 1.0, -1.0)
+                cf = cf * np.where(next_root, 1.0, -1.0)
                 for j, k in enumerate(kc):
                     finish(k, pr[j], cf[j])
         return TrialRows(trials=trials, probs=rows_probs, luck=rows_luck, cubeful=rows_cf,

@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--truncate", type=int, default=None, help="cut each trial after this many half-moves")
     parser.add_argument("--cubeful", action="store_true", help="also the money cubeful equity, the cube turned by Tabla")
     parser.add_argument("--no-variance-reduction", action="store_true", help="no luck adjustment")
+    parser.add_argument("--no-bearoff", action="store_true",
+                        help="at a truncation, the network's value even where the bearoff databases have one")
     parser.add_argument("--until-se", type=float, default=None, help="stop once the equity's standard error is at most this")
     parser.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     parser.add_argument("--workers", type=int, default=1, help="processes (the result does not depend on it)")
@@ -71,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("the game in this position is already over")
     settings = RolloutSettings(trials=args.games, ply=args.ply, truncate=args.truncate, cubeful=args.cubeful,
                                variance_reduction=not args.no_variance_reduction, until_se=args.until_se,
-                               seed=args.seed, workers=args.workers)
+                               seed=args.seed, workers=args.workers, bearoff=not args.no_bearoff)
     limit_blas_threads(1)
     if args.heuristic:
         from engine.heuristic import HeuristicEvaluator

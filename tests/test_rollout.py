@@ -129,6 +129,27 @@ def test_bear_off_race_with_known_value_agrees_within_ci():
         assert res.probabilities["win_gammon"].mean == pytest.approx(0.0, abs=1e-9)
 
 
+def test_a_cut_in_the_bearoff_range_takes_the_database_value():
+    # Given a two-sided bear-off cut after one half-move: each trial's value is the exact
+    # database value of the position after its best play, not the evaluator's
+    from engine import bearoff
+
+    board = Position.from_points({1: 2, 3: 1, 5: 2}, {2: 2, 4: 2}).array()
+    ev = PipEvaluator()
+    search = Search(ev)
+    expect = []
+    for a in range(36):
+        d1, d2 = ORDERED_DICE[a]
+        r = search.rank_plays(board, int(d1), int(d2), ply=1)
+        after = r.boards[r.best]
+        live = (after > 0).any()
+        expect.append(1.0 - bearoff.two_sided_probs(-after[::-1][None])[0, 0] if live else 1.0)
+    res = rollout(ev, board, RolloutSettings(trials=36, truncate=1, variance_reduction=False))
+    assert res.probabilities["win"].mean == pytest.approx(np.mean(expect), abs=1e-9)
+    off = rollout(ev, board, RolloutSettings(trials=36, truncate=1, variance_reduction=False, bearoff=False))
+    assert off.probabilities["win"].mean != pytest.approx(np.mean(expect), abs=1e-3)
+
+
 def test_rows_do_not_depend_on_slots_or_slices():
     ev = PipEvaluator()
     spec = TrialSpec(truncate=9, cubeful=True, seed=4)
