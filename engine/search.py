@@ -345,6 +345,22 @@ class Search:
         chosen = order[_segment_starts(seg, nseg)]
         return chosen, probs[chosen]
 
+    def value_results(
+        self,
+        results: np.ndarray,
+        ply: int = 1,
+        state: CubeState | None = None,
+        met: MatchEquityTable | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(probs, scores)`` for the mover of play results (mover's view, opponent to
+        roll) searched to ``ply`` like :meth:`rank_plays`, without the move filter (e.g. to
+        value a play the filter pruned at the same depth as the best)."""
+        if not 1 <= ply <= MAX_PLY_PLAY:
+            raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
+        boards = np.ascontiguousarray(np.asarray(results, dtype=np.int8).reshape(-1, 26))
+        probs, scores = self._after_play(boards, ply - 1, [scorer_for(state, met)])
+        return probs[0], scores[0]
+
     def evaluate_position(
         self,
         board: np.ndarray,

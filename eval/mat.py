@@ -151,6 +151,8 @@ class MatAction:
     dice: tuple[int, int] | None = None
     steps: tuple[tuple[int, int], ...] = ()
     value: int = 0
+    line: int = 0
+    """1-based line of the file the action was read from (0 when unknown)."""
 
 
 @dataclass
@@ -159,12 +161,16 @@ class MatGame:
     names: tuple[str, str]
     score: tuple[int, int]
     actions: list[MatAction] = field(default_factory=list)
+    line: int = 0
+    """1-based line of the ``Game N`` header."""
 
 
 @dataclass
 class MatMatch:
     match_length: int
     games: list[MatGame] = field(default_factory=list)
+    jacoby: bool = False
+    """Money sessions: the Jacoby rule applies (``.sgf`` says so; ``.mat`` cannot)."""
 
 
 _MOVE = re.compile(r"^([1-6])([1-6]):(.*)$")
@@ -210,8 +216,14 @@ def _split_columns(line: str) -> tuple[str, str]:
 
 
 def parse_mat(text: str) -> MatMatch:
-    """Read ``.mat`` text (as written by :func:`format_mat` or GNU Backgammon)."""
+    """Read ``.mat`` text (as written by :func:`format_mat` or GNU Backgammon).
+
+    Raises :class:`MatFormatError` naming the first line that cannot be read.
+    """
     lines = [ln.rstrip("\r\n") for ln in text.splitlines()]
+    for n, ln in enumerate(lines, 1):
+        if "\x00" in ln or "\ufffd" in ln or any(ord(c) < 32 and c not in "\t\x0c" for c in ln):
+            raise MatFormatError(f"line {n}: binary data, not a .mat match file")
     length = None
     i = 0
     while i < len(lines):
@@ -220,35 +232,45 @@ def parse_mat(text: str) -> MatMatch:
         if m:
             length = int(m.group(1))
             break
+        if lines[i - 1].strip() and not lines[i - 1].lstrip().startswith(";"):
+            raise MatFormatError(f"line {i}: expected the 'N point match' header, got {lines[i - 1].strip()[:40]!r}")
     if length is None:
-        raise MatFormatError("no 'N point match' header")
+        raise MatFormatError(f"line {max(1, len(lines))}: no 'N point match' header")
     match = MatMatch(length)
     game: MatGame | None = None
     expect_names = False
-    for ln in lines[i:]:
+    for n, ln in enumerate(lines[i:], i + 1):
         if not ln.strip() or ln.lstrip().startswith(";"):
             continue
-        gm = re.match(r"^\s*Game\s+(\d+)", ln)
-        if gm:
-            game = MatGame(int(gm.group(1)), ("", ""), (0, 0))
-            match.games.append(game)
-            expect_names = True
-            continue
-        if game is None:
-            raise MatFormatError(f"text before the first game: {ln.strip()!r}")
-        if expect_names:
-            nm = re.match(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$", ln)
-            if not nm:
-                raise MatFormatError(f"bad player line {ln.strip()!r}")
-            game.names = (nm.group(1), nm.group(3))
-            game.score = (int(nm.group(2)), int(nm.group(4)))
-            expect_names = False
-            continue
-        left, right = _split_columns(ln)
-        for player, part in ((0, left), (1, right)):
-            a = _parse_entry(part, player)
-            if a is not None:
-                game.actions.append(a)
+        try:
+            gm = re.match(r"^\s*Game\s+(\d+)\s*$", ln)
+            if gm:
+                game = MatGame(int(gm.group(1)), ("", ""), (0, 0), line=n)
+                match.games.append(game)
+                expect_names = True
+                continue
+            if game is None:
+                raise MatFormatError(f"text before the first game: {ln.strip()[:40]!r}")
+            if expect_names:
+                nm = re.match(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$", ln)
+                if not nm:
+                    raise MatFormatError(f"bad player line {ln.strip()[:40]!r}")
+                game.names = (nm.group(1), nm.group(3))
+                game.score = (int(nm.group(2)), int(nm.group(4)))
+                expect_names = False
+                continue
+            if not re.match(r"^\s*\d+\)", ln) and not re.match(r"^\s+Wins", ln) and not re.match(r"^\s{20,}Wins", ln):
+                raise MatFormatError(f"not a numbered move line: {ln.strip()[:40]!r}")
+            left, right = _split_columns(ln)
+            for player, part in ((0, left), (1, right)):
+                a = _parse_entry(part, player)
+                if a is not None:
+                    a.line = n
+                    game.actions.append(a)
+        except MatFormatError as exc:
+            raise MatFormatError(f"line {n}: {exc}") from None
+    if expect_names:
+        raise MatFormatError(f"line {len(lines)}: the file ends before the players of game {game.number}")
     return match
 
 

@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("eval.play", "play against Tabla in the terminal"),
     "bench": ("scripts.bench", "benchmarks: movegen, selfplay, search, accuracy"),
     "bearoff": ("scripts.cmd_bearoff", "build the exact bearoff databases, or show a position's values"),
+    "analyse": ("scripts.cmd_analyse", "grade every decision of a .mat or .sgf match"),
+    "external": ("scripts.cmd_external", "play inside GNU Backgammon as its external player"),
 }
 
 
