@@ -2,7 +2,9 @@
 
 * ``tabla hint (--position-id P [--match-id M] | --xgid X) [--dice 31] [--ply N] [--top 5]``:
   the ranked plays of a roll (equity, difference to the best, the five probabilities)
-  like GNU Backgammon's hint; without dice (and none in the ID), the cube decision.
+  like GNU Backgammon's hint (``--why``: one line per play on what it does, see
+  :mod:`eval.explain`; the JSON candidates then carry ``why`` and ``facts``); without
+  dice (and none in the ID), the cube decision.
 * ``tabla eval ...``: probabilities, cubeless and cubeful equity of the position.
 * ``tabla cube ...``: the three cubeful equities and the proper cube action.
 
@@ -43,6 +45,8 @@ def add_arguments_for(name: str, parser: argparse.ArgumentParser) -> None:
     if name == "hint":
         parser.add_argument("--dice", help="the roll to play, e.g. 31 or 3-1; without it: the cube decision")
         parser.add_argument("--top", type=int, default=5, help="how many plays to show (default 5)")
+        parser.add_argument("--why", action="store_true",
+                            help="explain each play in words (hits, points, blots and shots, race, gammons)")
     parser.add_argument(
         "--ply",
         type=int,
@@ -101,7 +105,16 @@ def run(args: argparse.Namespace) -> int:
     if cmd == "hint" and q.dice is not None:
         ply = DEFAULT_PLAY_PLY if args.ply is None else args.ply
         res = engine.best(q.position, q.dice, ply=ply, top=args.top, state=q.state)
-        _emit(args, res.to_dict(), lambda: format_best(q, res))
+        body = res.to_dict()
+        whys = None
+        if getattr(args, "why", False):
+            from eval.explain import explain_plays  # noqa: PLC0415 (only with --why)
+
+            whys = explain_plays(q.position, q.dice, res.plays)
+            for cand, (line, facts) in zip(body["candidates"], whys):
+                cand["why"] = line
+                cand["facts"] = facts
+        _emit(args, body, lambda: format_best(q, res, whys))
     elif cmd == "eval":
         ply = DEFAULT_POSITION_PLY if args.ply is None else args.ply
         ev = engine.eval(q.position, ply=ply, state=q.state)
@@ -144,7 +157,7 @@ def _probs_line(probs: dict[str, float]) -> str:
     return f"win {w:.3f} (gammon {wg:.3f}, bg {wb:.3f})  lose {1 - w:.3f} (gammon {lg:.3f}, bg {lb:.3f})"
 
 
-def format_best(q: Query, res: BestResult) -> str:
+def format_best(q: Query, res: BestResult, whys: list | None = None) -> str:
     unit = "MWC" if res.mwc else "cubeful equity" if res.plays[0].cubeful_equity is not None else "cubeless equity"
     lines = [
         describe_state(q.state),
@@ -156,6 +169,8 @@ def format_best(q: Query, res: BestResult) -> str:
         extra = f"  cubeless {p.equity:+.3f}" if p.cubeful_equity is not None else ""
         lines.append(f"{i:3d}. {p.ply}-ply  {p.play or '(no play)':<28s} {value:+.3f} {diff:>9s}{extra}")
         lines.append(f"       {_probs_line(p.probabilities)}")
+        if whys is not None:
+            lines.append(f"       why: {whys[i - 1][0]}")
     return "\n".join(lines) + "\n"
 
 

@@ -191,3 +191,22 @@ def describe(f: PlayFacts) -> str:
 def gammon_balance(probs: Sequence[float]) -> float:
     """Wins gammon minus loses gammon (probabilities for the mover)."""
     return float(probs[1] - probs[3])
+
+
+def explain_plays(position: Position, roll, plays) -> list[tuple[str, dict[str, Any]]]:
+    """``(line, facts)`` of ranked plays (:class:`~engine.api.PlayInfo`, best first); the
+    gammon change of each is measured against the first play."""
+    from engine.notation import play_from_steps  # noqa: PLC0415
+
+    ref = None
+    out = []
+    for p in plays:
+        result = play_from_steps(position, roll, p.steps).result
+        change = None
+        if p.probabilities is not None:
+            g = p.probabilities["win_gammon"] - p.probabilities["lose_gammon"]
+            ref = g if ref is None else ref
+            change = g - ref if p is not plays[0] else None
+        f = play_facts(position, result, p.steps, change)
+        out.append((describe(f), f.to_dict()))
+    return out
