@@ -1,7 +1,8 @@
 """The engine's queries for Python programs: legal plays, best play, evaluation, cube.
 
 >>> from engine.api import Engine                              # doctest: +SKIP
->>> eng = Engine.default()              # the shipped model    # doctest: +SKIP
+>>> from models import load_default_evaluator                  # doctest: +SKIP
+>>> eng = Engine(load_default_evaluator())   # the shipped model  # doctest: +SKIP
 >>> q = eng.query(position_id="4HPwATDgc/ABMA")                # doctest: +SKIP
 >>> eng.best(q.position, (3, 1), ply=2, top=3).plays[0].play   # doctest: +SKIP
 '8/5 6/5'
@@ -9,235 +10,28 @@
 'no_double'
 
 Positions are :class:`engine.position.Position` objects seen from the player on roll;
-:meth:`Engine.query` (or :func:`resolve_query`) builds one, with its cube state and dice,
+:meth:`Engine.query` (or :func:`engine.request.resolve_query`) builds one, with its cube state and dice,
 from a GNU Backgammon Position ID (+ optional Match ID) or an XGID plus explicit fields.
 Every answer is a plain frozen dataclass; ``to_dict()`` gives the protocol's JSON fields.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from engine.cube import CubeDecision, CubeOwner, CubeState, decide, cash_value
+from engine.cube import MONEY, CubeDecision, CubeState, decide, cash_value
 from engine.dice import Roll
 from engine.evaluator import Evaluator, cubeless_equity, probs_dict
-from engine.ids import IdError, match_info_from_id, position_from_id, xgid_from_text
+from engine.ids import position_id
 from engine.met import MatchEquityTable
+from engine.movegen import legal_results_with_steps
 from engine.notation import format_play
 from engine.position import Position
+from engine.request import Query, QueryError, parse_dice, resolve_query
 from engine.rollout import PlayRollout, Progress, RolloutError, RolloutResult, RolloutSettings, rollout, rollout_plays
 from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
-
-DEFAULT_MAX_CUBE = 64
-_MONEY = CubeState()
-
-
-class QueryError(ValueError):
-    """A request that cannot be answered: bad position, dice, state or ply."""
-
-
-# --------------------------------------------------------------------------- fast IDs
-_BAD = 99  # first entry of a decoded tuple that is not a position
-
-
-@njit(cache=True)
-def _pid_bytes_to_tuple(raw):
-    """Decode the 10 bytes of a Position ID into the 26-tuple of a board.
-
-    The first entry is ``_BAD`` when the bits are not a position (then the reference
-    decoder says why). Returning a tuple lets numba build the Python object directly.
-    """
-    runs = np.zeros(50, np.int64)
-    b = np.zeros(26, np.int64)
-    k = 0
-    n = 0
-    for i in range(80):
-        if (raw[i >> 3] >> (i & 7)) & 1:
-            n += 1
-        else:
-            if k < 50:
-                runs[k] = n
-            k += 1
-            n = 0
-    opp_total = 0
-    me_total = 0
-    for i in range(25):
-        opp_total += runs[i]
-        me_total += runs[25 + i]
-    if k < 50 or opp_total > 15 or me_total > 15:
-        b[0] = _BAD
-    else:
-        b[0] = -runs[24]
-        b[25] = runs[49]
-        for i in range(24):
-            me = runs[25 + i]
-            opp = runs[23 - i]
-            if me and opp:
-                b[0] = _BAD
-            b[i + 1] = me - opp
-    return (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-            b[13], b[14], b[15], b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25])
-
-
-@njit(cache=True)
-def _board_to_pid_bits(board, raw, after_play):
-    """The 80 bits of the Position ID of ``board`` into ``raw`` (10 bytes): with the player
-    on roll, or with ``after_play`` the result of his play (the opponent on roll next)."""
-    for i in range(10):
-        raw[i] = 0
-    pos = 0
-    for side in range(2):
-        for i in range(25):
-            if (side == 0) != after_play:
-                n = -board[24 - i] if board[24 - i] < 0 else 0
-            else:
-                n = board[i + 1] if board[i + 1] > 0 else 0
-            for _ in range(n):
-                raw[pos >> 3] |= np.uint8(1 << (pos & 7))
-                pos += 1
-            pos += 1
-
-
-def fast_position_from_id(pid: str) -> Position:
-    """:func:`engine.ids.position_from_id` with a compiled bit decoder (the protocol's hot
-    path); anything unusual goes to the reference decoder for its error message."""
-    if not isinstance(pid, str) or len(pid) != 14:
-        return position_from_id(pid)
-    try:
-        raw = binascii.a2b_base64(pid + "==", strict_mode=True)
-    except (binascii.Error, ValueError):
-        return position_from_id(pid)
-    if len(raw) != 10:
-        return position_from_id(pid)
-    board = _pid_bytes_to_tuple(raw)
-    if board[0] == _BAD:
-        return position_from_id(pid)
-    return Position.trusted(board)
-
-
-def fast_position_id(board: np.ndarray, after_play: bool = False) -> str:
-    """:func:`engine.ids.position_id` of a board array, without a Position: the player on
-    roll's, or with ``after_play`` the ID of the board flipped (the opponent on roll)."""
-    raw = np.empty(10, np.uint8)
-    _board_to_pid_bits(np.asarray(board), raw, after_play)
-    return binascii.b2a_base64(raw.tobytes(), newline=False)[:14].decode("ascii")
-
-
-# --------------------------------------------------------------------------- queries
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A position with the player on roll, its cube state and (optionally) the dice."""
-
-    position: Position
-    state: CubeState = CubeState()
-    dice: Roll | None = None
-
-
-_ROLLS = {(a, b): Roll.of(a, b) for a in range(1, 7) for b in range(1, 7)}
-
-
-def parse_dice(dice: Any) -> Roll:
-    """``[3, 1]``, ``(3, 1)``, ``"31"`` or ``"3-1"`` → :class:`Roll`; QueryError otherwise."""
-    if isinstance(dice, list) and len(dice) == 2:
-        roll = _ROLLS.get((dice[0], dice[1])) if all(type(d) is int for d in dice) else None
-        if roll is not None:
-            return roll
-    try:
-        if isinstance(dice, str):
-            return Roll.parse(dice)
-        if isinstance(dice, (list, tuple)) and len(dice) == 2 and all(
-            isinstance(d, int) and not isinstance(d, bool) for d in dice
-        ):
-            return Roll.of(dice[0], dice[1])
-    except ValueError as exc:
-        raise QueryError(str(exc)) from None
-    raise QueryError(f"dice must be two numbers 1-6 like [3, 1], got {dice!r}")
-
-
-def resolve_query(
-    position_id: str | None = None,
-    xgid: str | None = None,
-    match_id: str | None = None,
-    dice: Any = None,
-    **fields: Any,
-) -> Query:
-    """Build a :class:`Query` the way the protocol reads a request.
-
-    Exactly one of ``position_id`` / ``xgid``. An XGID's own cube, score, turn and dice
-    apply (its maximum cube is capped at 64); a Match ID gives cube and score; explicit
-    ``fields`` (``cube_value``, ``cube_owner``, ``match_length``, ``score``, ``crawford``,
-    ``jacoby``, ``beavers``, ``max_cube``) override both.
-    """
-    if (position_id is None) == (xgid is None):
-        raise QueryError("give exactly one of position_id and xgid")
-    unknown = set(fields) - {"cube_value", "cube_owner", "match_length", "score", "crawford", "jacoby", "beavers", "max_cube"}
-    if unknown:
-        raise QueryError(f"unknown game-state field {sorted(unknown)[0]!r}")
-    base: dict[str, Any] = {}
-    roll: Roll | None = None
-    try:
-        if xgid is not None:
-            if match_id is not None:
-                raise QueryError("give a Match ID with a Position ID, not with an XGID")
-            x = xgid_from_text(xgid)
-            position = x.position
-            base = dict(
-                cube_value=x.cube_value,
-                cube_owner=x.cube_owner_relative(),
-                match_length=x.match_length,
-                score=x.score_relative(),
-                crawford=x.crawford,
-                jacoby=x.jacoby,
-                beavers=x.beavers,
-                max_cube=min(x.max_cube, DEFAULT_MAX_CUBE),
-            )
-            if x.dice is not None:
-                roll = Roll.of(*x.dice)
-        else:
-            if not isinstance(position_id, str):
-                raise QueryError("position_id must be a string")
-            position = fast_position_from_id(position_id)
-            if match_id is not None:
-                if not isinstance(match_id, str):
-                    raise QueryError("match_id must be a string")
-                m = match_info_from_id(match_id)
-                base = dict(
-                    cube_value=m.cube_value,
-                    cube_owner=m.cube_owner_relative(),
-                    match_length=m.match_length,
-                    score=m.score_relative(),
-                    crawford=m.crawford,
-                    jacoby=m.jacoby if m.is_money else False,
-                )
-                if m.dice != (0, 0):
-                    roll = Roll.of(*m.dice)
-    except IdError as exc:
-        raise QueryError(str(exc)) from None
-    base.update(fields)
-    for key in ("cube_value", "match_length", "max_cube"):
-        if key in base and not (isinstance(base[key], int) and not isinstance(base[key], bool)):
-            raise QueryError(f"{key} must be an integer, got {base[key]!r}")
-    for key in ("crawford", "jacoby", "beavers"):
-        if key in base and not isinstance(base[key], bool):
-            raise QueryError(f"{key} must be true or false, got {base[key]!r}")
-    if "score" in base:
-        sc = base["score"]
-        if not (isinstance(sc, (list, tuple)) and len(sc) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in sc)):
-            raise QueryError(f"score must be [player_on_roll, opponent], got {sc!r}")
-        base["score"] = tuple(sc)
-    if "cube_owner" in base and not isinstance(base["cube_owner"], (str, CubeOwner)):
-        raise QueryError(f"cube_owner must be centre, player or opponent, got {base['cube_owner']!r}")
-    names = {"cube_value": "value", "cube_owner": "owner"}
-    state = CubeState(**{names.get(k, k): v for k, v in base.items()}) if base else _MONEY  # CubeStateError: a ValueError
-    if dice is not None:
-        roll = parse_dice(dice)
-    return Query(position=position, state=state, dice=roll)
-
 
 # --------------------------------------------------------------------------- answers
 @dataclass(frozen=True, slots=True)
@@ -348,7 +142,7 @@ class RolledPlay:
 
     @classmethod
     def of(cls, position: Position, p: PlayRollout) -> "RolledPlay":
-        return cls(play=format_play(position, p.steps), steps=p.steps, position_id=fast_position_id(p.board, after_play=True),
+        return cls(play=format_play(position, p.steps), steps=p.steps, position_id=position_id(p.board, after_play=True),
                    result=p.result, difference=p.difference.mean, difference_se=p.difference.se)
 
     def to_dict(self) -> dict[str, Any]:
@@ -370,11 +164,6 @@ class Engine:
         self.search = Search(evaluator, move_filter)
         self.met = met
 
-    @classmethod
-    def default(cls, model_path: str | None = None) -> "Engine":
-        """An engine on the shipped model (or ``model_path``); see :func:`load_model`."""
-        return cls(load_model(model_path))
-
     # ----------------------------------------------------------------- queries
     @staticmethod
     def query(**kwargs: Any) -> Query:
@@ -384,8 +173,6 @@ class Engine:
     def legal(self, position: Position, dice: Any) -> list[PlayInfo]:
         """Every distinct legal play (one entry with ``play == ""`` when none is possible)."""
         roll = dice if isinstance(dice, Roll) else parse_dice(dice)
-        from engine.movegen import legal_results_with_steps
-
         boards, steps, nsteps = legal_results_with_steps(position.array(), roll.high, roll.low)
         return [self._play_info(position, boards[k], steps[k], nsteps[k]) for k in range(len(boards))]
 
@@ -431,9 +218,7 @@ class Engine:
         state = state or CubeState()
         probs, eq, nd, dt, dp, db = self._cube_values(position, ply, state)
         dec = decide(state, nd, dt, dp, db)
-        scale = self._scale(state)
-        proper = min(dp, db if dec.beaver else dt) if dec.double else nd
-        return EvalResult(probabilities=probs_dict(probs), equity=eq, cubeful_equity=proper * scale, ply=ply, mwc=not state.is_money)
+        return EvalResult(probabilities=probs_dict(probs), equity=eq, cubeful_equity=dec.proper_equity, ply=ply, mwc=not state.is_money)
 
     def cube(self, position: Position, ply: int = 0, state: CubeState | None = None) -> CubeResult:
         """The doubling decision for the player on roll at ``ply`` (0-2)."""
@@ -450,7 +235,7 @@ class Engine:
     ) -> RolloutResult:
         """Roll the position out (player on roll, before the roll); see :mod:`engine.rollout`."""
         try:
-            return rollout(self.evaluator, position.array(), settings, state or _MONEY, progress)
+            return rollout(self.evaluator, position.array(), settings, state or MONEY, progress)
         except RolloutError as exc:
             raise QueryError(str(exc)) from None
 
@@ -467,7 +252,7 @@ class Engine:
         roll = dice if isinstance(dice, Roll) else parse_dice(dice)
         try:
             plays = rollout_plays(self.evaluator, position.array(), (roll.high, roll.low), settings,
-                                  state or _MONEY, top, progress=progress)
+                                  state or MONEY, top, progress=progress)
         except RolloutError as exc:
             raise QueryError(str(exc)) from None
         return [RolledPlay.of(position, p) for p in plays]
@@ -499,63 +284,9 @@ class Engine:
     @staticmethod
     def _play_info(position: Position, board: np.ndarray, steps: np.ndarray, nsteps: int, **values: Any) -> PlayInfo:
         st = tuple(map(tuple, steps[: int(nsteps)].tolist()))
-        return PlayInfo(play=format_play(position, st), steps=st, position_id=fast_position_id(board, after_play=True), **values)
+        return PlayInfo(play=format_play(position, st), steps=st, position_id=position_id(board, after_play=True), **values)
 
 
 def _check_int(v: Any, name: str) -> None:
     if not isinstance(v, int) or isinstance(v, bool):
         raise QueryError(f"{name} must be an integer, got {v!r}")
-
-
-def limit_blas_threads(n: int = 1) -> bool:
-    """Ask numpy's OpenBLAS to use ``n`` threads; True when it could.
-
-    Search evaluates batches of tens to a few thousand positions, where BLAS threads
-    cost more than they gain (measured 4x slower with 2 threads on a busy 2-core
-    machine). Entry points (``tabla engine``, ``hint``, benchmarks) call this; library
-    users decide for themselves. Best effort: finds the loaded OpenBLAS through
-    ``/proc/self/maps`` (Linux) and does nothing elsewhere.
-    """
-    import ctypes
-
-    try:
-        with open("/proc/self/maps") as f:
-            libs = {parts[-1] for line in f if (parts := line.split()) and "openblas" in parts[-1]}
-    except OSError:
-        return False
-    done = False
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_", "openblas_set_num_threads"):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn(ctypes.c_int(n))
-                done = True
-                break
-    return done
-
-
-class ModelError(ValueError):
-    """The model file is missing or invalid."""
-
-
-def load_model(path: str | None = None) -> Evaluator:
-    """The shipped model (``models.load_default_evaluator``) or the one at ``path``.
-
-    Raises :class:`ModelError` with a one-line reason when it is missing or invalid.
-    """
-    try:
-        import models
-    except ImportError as exc:  # pragma: no cover - the package ships with models/
-        raise ModelError(f"the models package is not available: {exc}") from None
-    try:
-        if path is None:
-            return models.load_default_evaluator()
-        return models.load_evaluator(path)
-    except (OSError, ValueError, KeyError) as exc:
-        where = path if path is not None else "the shipped model"
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ModelError(f"cannot load {where}: {msg}") from None

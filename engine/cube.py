@@ -427,6 +427,14 @@ class CubeDecision:
     double_beaver: float | None
     mwc: bool
 
+    @property
+    def proper_equity(self) -> float:
+        """The value of the proper cube action: if the player doubles, the better for the
+        taker of take (or beaver) and pass; otherwise no double. Same units as the fields."""
+        if self.double:
+            return min(self.double_drop, self.double_beaver if self.beaver else self.double_take)
+        return self.no_double
+
     def equities(self) -> dict[str, float]:
         d = {"no_double": self.no_double, "double_take": self.double_take, "double_drop": self.double_drop}
         if self.double_beaver is not None:

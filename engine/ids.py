@@ -46,7 +46,10 @@ import binascii
 from dataclasses import dataclass
 from enum import IntEnum
 
-from engine.position import NUM_CHECKERS, Position, PositionError
+import numpy as np
+from numba import njit
+
+from engine.position import NUM_CHECKERS, Position
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B64SET = frozenset(_B64)
@@ -57,39 +60,86 @@ class IdError(ValueError):
 
 
 # ---------------------------------------------------------------------------- Position ID
-def _side_counts(board: tuple[int, ...]) -> tuple[list[int], list[int]]:
-    """(opponent, mover) as 25 counts each in their own numbering, index 24 = bar."""
-    me = [0] * 25
-    opp = [0] * 25
-    for p in range(1, 25):
-        x = board[p]
-        if x > 0:
-            me[p - 1] = x
-        elif x < 0:
-            opp[24 - p] = -x
-    me[24] = board[25]
-    opp[24] = -board[0]
-    return opp, me
+_BAD = 99  # first entry of a decoded tuple that is not a position
 
 
-def position_key(position: Position) -> bytes:
-    """The 10-byte GNU Backgammon position key."""
-    bits = 0
+@njit(cache=True)
+def _pid_bytes_to_tuple(raw):
+    """Decode the 10 bytes of a Position ID into the 26-tuple of a board.
+
+    The first entry is ``_BAD`` when the bits are not a position (then
+    :func:`_invalid_id` says why). Returning a tuple lets numba build the Python object
+    directly.
+    """
+    runs = np.zeros(50, np.int64)
+    b = np.zeros(26, np.int64)
+    k = 0
+    n = 0
+    for i in range(80):
+        if (raw[i >> 3] >> (i & 7)) & 1:
+            n += 1
+        else:
+            if k < 50:
+                runs[k] = n
+            k += 1
+            n = 0
+    opp_total = 0
+    me_total = 0
+    for i in range(25):
+        opp_total += runs[i]
+        me_total += runs[25 + i]
+    if k < 50 or opp_total > 15 or me_total > 15:
+        b[0] = _BAD
+    else:
+        b[0] = -runs[24]
+        b[25] = runs[49]
+        for i in range(24):
+            me = runs[25 + i]
+            opp = runs[23 - i]
+            if me and opp:
+                b[0] = _BAD
+            b[i + 1] = me - opp
+    return (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+            b[13], b[14], b[15], b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25])
+
+
+@njit(cache=True)
+def _board_to_pid_bits(board, raw, after_play):
+    """The 80 bits of the Position ID of ``board`` into ``raw`` (10 bytes): with the player
+    on roll, or with ``after_play`` the result of his play (the opponent on roll next)."""
+    for i in range(10):
+        raw[i] = 0
     pos = 0
-    for side in _side_counts(position.board):
-        for n in side:
-            bits |= ((1 << n) - 1) << pos
-            pos += n + 1
-    return bits.to_bytes(10, "little")
+    for side in range(2):
+        for i in range(25):
+            if (side == 0) != after_play:
+                n = -board[24 - i] if board[24 - i] < 0 else 0
+            else:
+                n = board[i + 1] if board[i + 1] > 0 else 0
+            for _ in range(n):
+                raw[pos >> 3] |= np.uint8(1 << (pos & 7))
+                pos += 1
+            pos += 1
 
 
-def position_id(position: Position) -> str:
-    """The 14-character GNU Backgammon Position ID of a position (player on roll = mover).
+def position_key(position: Position | np.ndarray, after_play: bool = False) -> bytes:
+    """The 10-byte GNU Backgammon position key of a position or board array (player on
+    roll), or with ``after_play`` of the board flipped (the opponent on roll)."""
+    board = position.array() if isinstance(position, Position) else np.asarray(position)
+    raw = np.empty(10, np.uint8)
+    _board_to_pid_bits(board, raw, after_play)
+    return raw.tobytes()
+
+
+def position_id(position: Position | np.ndarray, after_play: bool = False) -> str:
+    """The 14-character GNU Backgammon Position ID of a position or board array, the
+    player on roll being the mover; with ``after_play`` the ID of the board flipped (the
+    opponent on roll: the result of a play).
 
     >>> position_id(Position.start())
     '4HPwATDgc/ABMA'
     """
-    return base64.b64encode(position_key(position)).decode("ascii")[:14]
+    return binascii.b2a_base64(position_key(position, after_play), newline=False)[:14].decode("ascii")
 
 
 def _b64decode(text: str, length: int, what: str) -> bytes:
@@ -111,12 +161,31 @@ def position_from_id(pid: str) -> Position:
     """Decode a Position ID into the position seen from the player on roll.
 
     Raises :class:`IdError` unless it decodes to at most 15 checkers a side with no
-    point held by both sides.
+    point held by both sides (surrounding white space is ignored).
 
     >>> position_from_id('4HPwATDgc/ABMA') == Position.start()
     True
     """
-    raw = _b64decode(pid.strip() if isinstance(pid, str) else pid, 14, "Position ID")
+    if type(pid) is str and len(pid) == 14:
+        try:
+            raw = binascii.a2b_base64(pid + "==", strict_mode=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) == 10:
+            board = _pid_bytes_to_tuple(raw)
+            if board[0] != _BAD:
+                return Position.trusted(board)
+    elif isinstance(pid, str) and pid.strip() != pid:
+        return position_from_id(pid.strip())
+    raise _invalid_id(pid)
+
+
+def _invalid_id(pid: object) -> IdError:
+    """Why ``pid`` is not a Position ID (called only for IDs that do not decode)."""
+    try:
+        raw = _b64decode(pid.strip() if isinstance(pid, str) else pid, 14, "Position ID")  # type: ignore[arg-type]
+    except IdError as exc:
+        return exc
     bits = int.from_bytes(raw[:10], "little")
     sides: list[list[int]] = [[0] * 25, [0] * 25]
     pos = 0
@@ -127,26 +196,17 @@ def position_from_id(pid: str) -> Position:
                 n += 1
                 pos += 1
             if pos >= 80:
-                raise IdError(f"Position ID {pid!r} runs out of bits: too many checkers")
+                return IdError(f"Position ID {pid!r} runs out of bits: too many checkers")
             pos += 1
             sides[s][i] = n
         if sum(sides[s]) > NUM_CHECKERS:
             who = "player on roll" if s == 1 else "opponent"
-            raise IdError(f"Position ID {pid!r} has {sum(sides[s])} checkers for the {who} (at most 15)")
+            return IdError(f"Position ID {pid!r} has {sum(sides[s])} checkers for the {who} (at most 15)")
     opp, me = sides
     for i in range(24):
         if me[i] and opp[23 - i]:
-            raise IdError(f"Position ID {pid!r} puts both sides on point {i + 1}")
-    b = [0] * 26
-    for i in range(24):
-        b[i + 1] += me[i]
-        b[24 - i] -= opp[i]
-    b[25] = me[24]
-    b[0] = -opp[24]
-    try:
-        return Position(tuple(b))
-    except PositionError as exc:  # pragma: no cover - counts checked above
-        raise IdError(f"Position ID {pid!r}: {exc}") from None
+            return IdError(f"Position ID {pid!r} puts both sides on point {i + 1}")
+    return IdError(f"invalid Position ID {pid!r}")  # pragma: no cover - the decoder agrees
 
 
 # ---------------------------------------------------------------------------- Match ID

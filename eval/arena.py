@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from engine.evaluator import Evaluator
 from eval.bots import Bot, make_bot
 from eval.duel import GameTally, duel, pair_ci95
 from eval.mat import export_mat
@@ -185,11 +186,14 @@ def _run_pairs(kind: str, a: Bot, b: Bot, pairs: int, seed: int, length: int, op
 
 
 # ---------------------------------------------------------------------- the run
-def make_bots(spec_a: str, spec_b: str, seed: int) -> tuple[Bot, Bot]:
-    """Both bots of a run; random bots draw from generators derived from ``seed``."""
+def make_bots(
+    spec_a: str, spec_b: str, seed: int, load_evaluator: Callable[[str | None], Evaluator] | None = None
+) -> tuple[Bot, Bot]:
+    """Both bots of a run; random bots draw from generators derived from ``seed``;
+    ``load_evaluator`` as for :func:`eval.bots.make_bot`."""
     rng = np.random.default_rng([seed & 0xFFFFFFFF, 0xB07])
-    a = make_bot(spec_a, np.random.default_rng(rng.integers(2**63)))
-    b = make_bot(spec_b, np.random.default_rng(rng.integers(2**63)))
+    a = make_bot(spec_a, np.random.default_rng(rng.integers(2**63)), load_evaluator)
+    b = make_bot(spec_b, np.random.default_rng(rng.integers(2**63)), load_evaluator)
     return a, b
 
 

@@ -39,6 +39,7 @@ from typing import Callable
 import numpy as np
 
 from engine.cube import CubeOwner, CubeState, cube_decision_from_probs, cube_efficiency, cubeful_equity
+from engine.evaluator import Evaluator
 from engine.movegen import children_batch
 from engine.position import flip_array
 from eval import pubeval
@@ -409,8 +410,14 @@ def _int_option(options: dict[str, str], key: str, default: int, lo: int, hi: in
     return v
 
 
-def make_bot(spec: str, rng: np.random.Generator | None = None) -> Bot:
-    """Build a bot from its spec. ``rng`` seeds the random bot unless the spec has ``seed=``."""
+def make_bot(
+    spec: str,
+    rng: np.random.Generator | None = None,
+    load_evaluator: Callable[[str | None], Evaluator] | None = None,
+) -> Bot:
+    """Build a bot from its spec. ``rng`` seeds the random bot unless the spec has ``seed=``;
+    ``load_evaluator`` turns the tabla bot's ``model`` option (``None``: the shipped model)
+    into an evaluator (the command line passes :func:`scripts.evaluators.load_evaluator`)."""
     name, options = parse_bot_spec(spec)
     if name == "random":
         if "seed" in options:
@@ -430,25 +437,20 @@ def make_bot(spec: str, rng: np.random.Generator | None = None) -> Bot:
             raise BotSpecError(str(exc)) from None
     # tabla
     ply = _int_option(options, "ply", 1, 1, 3, name)
-    evaluator = _load_tabla_evaluator(options.get("model"))
+    evaluator = _load_tabla_evaluator(options.get("model"), load_evaluator)
     return TablaBot(evaluator, ply, label=format_bot_spec(name, options))
 
 
-def _load_tabla_evaluator(model: str | None):
+def _load_tabla_evaluator(model: str | None, load_evaluator: Callable[[str | None], Evaluator] | None) -> Evaluator:
+    if load_evaluator is None:
+        raise BotSpecError("the tabla bot needs an evaluator loader (make_bot's load_evaluator)")
+    if model is not None and not Path(model).exists():
+        raise BotSpecError(f"tabla: model file {model!r} not found")
     try:
-        import models  # noqa: PLC0415 (the network package, optional for the baseline bots)
-    except ImportError as exc:  # pragma: no cover - the package ships with Tabla
-        raise BotSpecError(f"the tabla bot needs the models package: {exc}") from None
-    try:
-        if model is None:
-            return models.load_default_evaluator()
-        if not Path(model).exists():
-            raise BotSpecError(f"tabla: model file {model!r} not found")
-        return models.load_evaluator(model)
-    except BotSpecError:
-        raise
+        return load_evaluator(model)
     except (ValueError, OSError, KeyError) as exc:
-        raise BotSpecError(f"tabla: cannot load model {model or 'default'}: {exc}") from None
+        reason = getattr(exc, "reason", exc)
+        raise BotSpecError(f"tabla: cannot load model {model or 'default'}: {reason}") from None
 
 
 __all__ = [

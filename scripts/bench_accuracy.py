@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from eval import pubeval
     from scripts.bench_common import bench_evaluator
 
-    from engine.api import limit_blas_threads
+    from scripts.evaluators import limit_blas_threads
 
     limit_blas_threads(1)
     ev, _, described = bench_evaluator(args.model, not args.no_fallback, fallback="heuristic")

@@ -18,20 +18,18 @@ def bench_evaluator(model: str | None, allow_fallback: bool, fallback: str = "ra
     temporary ``.npz`` (same inference cost: good for speed figures), ``"heuristic"`` uses
     the heuristic evaluator (for accuracy figures before a model ships).
     """
-    from engine.api import ModelError, load_model
+    from scripts.evaluators import HEURISTIC, ModelError, load_evaluator
 
     try:
-        ev = load_model(model)
+        ev = load_evaluator(model)
         return ev, model, f"model {model or 'shipped default'}"
     except ModelError as exc:
         if not allow_fallback:
             raise
         log.warning("%s; falling back to %s", exc, fallback)
         reason = str(exc)
-    if fallback == "heuristic":
-        from engine.heuristic import HeuristicEvaluator
-
-        return HeuristicEvaluator(), None, f"heuristic evaluator ({reason})"
+    if fallback == HEURISTIC:
+        return load_evaluator(HEURISTIC), None, f"heuristic evaluator ({reason})"
     from models.checkpoint import export_npz
     from models.network import NetConfig
 
@@ -45,4 +43,4 @@ def bench_evaluator(model: str | None, allow_fallback: bool, fallback: str = "ra
     }
     path = Path(tempfile.mkdtemp(prefix="tabla-bench-")) / "random.npz"
     export_npz(path, cfg, weights, {"note": "random weights for speed benchmarks"})
-    return load_model(str(path)), str(path), f"random-weight network of the default shape ({reason})"
+    return load_evaluator(str(path)), str(path), f"random-weight network of the default shape ({reason})"

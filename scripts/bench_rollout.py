@@ -59,7 +59,8 @@ def time_gnubg(script: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.api import fast_position_from_id, limit_blas_threads
+    from engine.ids import position_from_id
+    from scripts.evaluators import limit_blas_threads
     from engine.rollout import RolloutSettings, rollout
     from scripts.bench_common import bench_evaluator
     from scripts.tabla import CliError
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{GNUBG} is not installed (use --no-gnubg to time Tabla only)")
     limit_blas_threads(1)
     ev, _, desc = bench_evaluator(args.model, allow_fallback=True)
-    board = fast_position_from_id(args.position_id).array()
+    board = position_from_id(args.position_id).array()
     rollout(ev, board, RolloutSettings(trials=36, seed=args.seed))  # warm-up: compiled kernels loaded
     startup = time_gnubg(gnubg_script(args.position_id, args.games, True, args.seed, rollout=False)) if use_gnubg else None
     figures: dict = {"position_id": args.position_id, "games": args.games, "evaluator": desc, "gnubg_startup_s": startup}

@@ -10,7 +10,7 @@ roll) it times, in one run:
 * the same requests pipelined (written ahead by a thread while replies are read);
 * the same JSON lines answered in-process (:meth:`engine.protocol.EngineSession.reply_line`:
   JSON text in, JSON text out) and the same queries through the Python API (the Position ID
-  decoded by :func:`engine.api.fast_position_from_id`, the decoder the protocol uses, then
+  decoded by :func:`engine.ids.position_from_id`, the decoder the protocol uses, then
   :meth:`engine.api.Engine.best`): the JSON layer's share (parsing, checking and
   dispatching the request, building and serializing the reply) is
   ``(session - API) / session``; the pipe's (the JSON layer plus the operating system's
@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     from engine.api import Engine
     from engine.protocol import EngineSession
 
-    from engine.api import fast_position_from_id, limit_blas_threads
+    from engine.ids import position_from_id
+    from scripts.evaluators import limit_blas_threads
 
     limit_blas_threads(1)
     ev, model_path, described = bench_evaluator(args.model, not args.no_fallback)
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     pipe_one = PipeEngine(model_path, same_cpu) if same_cpu is not None else None
     # warm up: numba, evaluator, the engine process (on the spare last position)
     warm = all_reqs[-1:]
-    engine.best(fast_position_from_id(pids[-1]), (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
+    engine.best(position_from_id(pids[-1]), (int(dice[-1, 0]), int(dice[-1, 1])), ply=2)
     session.reply_line(warm[0])
     pipe.sequential(warm)
     if pipe_one is not None:
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             # alternate who goes first: the second call finds warm caches
             if i % 2 == 0:
                 t0 = clock()
-                engine.best(fast_position_from_id(pid), roll, ply=1)
+                engine.best(position_from_id(pid), roll, ply=1)
                 t1 = clock()
                 session.reply_line(r)
                 t2 = clock()
@@ -183,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
                 t0 = clock()
                 session.reply_line(r)
                 t1 = clock()
-                engine.best(fast_position_from_id(pid), roll, ply=1)
+                engine.best(position_from_id(pid), roll, ply=1)
                 t2 = clock()
                 tot["session"] += t1 - t0
                 tot["ply1"] += t2 - t1
@@ -211,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         for pid, d, g in zip(pids[s2], dice[s2], gb2):
             roll = (int(d[0]), int(d[1]))
             t0 = clock()
-            engine.best(fast_position_from_id(pid), roll, ply=2)
+            engine.best(position_from_id(pid), roll, ply=2)
             t1 = clock()
             gnubg_nn.best_move(g, roll[0], roll[1], n=1)
             t2 = clock()

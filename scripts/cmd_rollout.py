@@ -13,10 +13,12 @@ import argparse
 import json
 import sys
 
-from engine.api import Engine, RolledPlay, limit_blas_threads, load_model, resolve_query
+from engine.api import Engine, RolledPlay
 from engine.evaluator import PROB_NAMES
+from engine.request import resolve_query
 from engine.rollout import RolloutResult, RolloutSettings
-from engine.query_cli import describe_state
+from scripts.cmd_query import describe_state
+from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,12 +77,7 @@ def run(args: argparse.Namespace) -> int:
                                variance_reduction=not args.no_variance_reduction, until_se=args.until_se,
                                seed=args.seed, workers=args.workers, bearoff=not args.no_bearoff)
     limit_blas_threads(1)
-    if args.heuristic:
-        from engine.heuristic import HeuristicEvaluator
-
-        engine = Engine(HeuristicEvaluator())
-    else:
-        engine = Engine(load_model(args.model))
+    engine = Engine(load_evaluator(evaluator_spec(args.model, args.heuristic)))
     if args.dice is None:
         bar = _Bar(settings.trials, "rollout")
         try:

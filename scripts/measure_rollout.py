@@ -63,7 +63,7 @@ def contact_positions(n: int, seed: int) -> list[np.ndarray]:
 
 
 def measure(evaluator, positions: list[np.ndarray], games: int, truncate: int, seed: int, log=None) -> list[PositionFigures]:
-    from engine.api import fast_position_id
+    from engine.ids import position_id
     from engine.rollout import RolloutSettings, rollout
 
     out = []
@@ -72,7 +72,7 @@ def measure(evaluator, positions: list[np.ndarray], games: int, truncate: int, s
         # positions then have independent errors
         full = rollout(evaluator, b, RolloutSettings(trials=games, seed=seed + 2 * k))
         cut = rollout(evaluator, b, RolloutSettings(trials=games, truncate=truncate, seed=seed + 2 * k + 1))
-        f = PositionFigures(fast_position_id(b), full.equity.mean, full.equity.se, full.raw_equity.mean,
+        f = PositionFigures(position_id(b), full.equity.mean, full.equity.se, full.raw_equity.mean,
                             full.raw_equity.se, cut.equity.mean, cut.equity.se)
         out.append(f)
         if log is not None:
@@ -101,7 +101,7 @@ def summary(figs: list[PositionFigures]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from engine.api import limit_blas_threads, load_model
+    from scripts.evaluators import limit_blas_threads, load_evaluator
 
     ap = argparse.ArgumentParser(prog="python -m scripts.measure_rollout", description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=50)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     limit_blas_threads(1)
-    ev = load_model(None)
+    ev = load_evaluator(None)
     figs = measure(ev, contact_positions(args.positions, args.seed), args.games, args.truncate, args.seed,
                    log=None if args.json else print)
     s = summary(figs)

@@ -38,7 +38,7 @@ def _cpu() -> str:
 def _stage_row(st: dict) -> str:
     """One line of the card's stage table from a trainer's stage record."""
     if "widened_from" in st:
-        what = f"hidden layer widened from {st['widened_from']['hidden']} units (`python -m training.widen`), outputs unchanged"
+        what = f"hidden layer widened from {st['widened_from']['hidden']} units (`python -m scripts.widen`), outputs unchanged"
     else:
         tc = st.get("train_config", {})
         what = (f"{st.get('hidden')} hidden units, λ = {tc.get('lam')}, Adam lr {tc.get('lr')} → {tc.get('lr_final')} "

@@ -78,8 +78,23 @@ def test_specs_parse_and_format_back():
     ],
 )
 def test_bad_specs_give_a_clear_error(spec, message):
+    from scripts.evaluators import load_evaluator
+
     with pytest.raises(BotSpecError, match=message):
-        make_bot(spec)
+        make_bot(spec, load_evaluator=load_evaluator)
+
+
+def test_the_tabla_bot_gets_its_evaluator_from_the_loader_it_is_given():
+    seen = []
+
+    def loader(model):
+        seen.append(model)
+        return PubevalEvaluator()
+
+    bot = make_bot("tabla:ply=1", load_evaluator=loader)
+    assert isinstance(bot, TablaBot) and seen == [None]
+    with pytest.raises(BotSpecError, match="loader"):
+        make_bot("tabla")
 
 
 def test_random_bot_never_doubles_and_always_takes():

@@ -49,6 +49,25 @@ def test_position_ids_equal_gnubg_nn_on_random_positions():
         assert position_from_id(pid) == p
 
 
+def test_position_id_of_a_board_array_after_a_play_is_the_flipped_positions_id():
+    rng = np.random.default_rng(3)
+    for b in np.concatenate([random_game_positions(rng, 200), random_scatter_positions(rng, 200)]):
+        p = Position.from_array(b)
+        assert position_id(b) == position_id(p)
+        assert position_id(b, after_play=True) == position_id(p.flip())
+        assert position_from_id(position_id(b, after_play=True)) == p.flip()
+
+
+def test_position_id_with_surrounding_white_space_decodes():
+    assert position_from_id("  4HPwATDgc/ABMA\n") == Position.start()
+
+
+@pytest.mark.parametrize("bad", ["////////////AA", "AAAAAAAAAAAAA!", "abc", "4HPwATDgc/ABM=", " 4HPwATDgc/ABM"])
+def test_position_ids_that_do_not_decode_raise_id_error(bad):
+    with pytest.raises(IdError):
+        position_from_id(bad)
+
+
 @pytest.mark.parametrize(
     "bad",
     ["", "4HPwATDgc/ABM", "4HPwATDgc/ABMAA", "4HPwATDgc/AB!A", "//////////////", "AAAAAAAAAAAAAA" + " x"],

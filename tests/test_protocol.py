@@ -192,26 +192,6 @@ def test_end_of_input_exits_zero_without_output():
     assert replies == [] and rc == 0
 
 
-def test_fast_position_id_codec_equals_the_reference_codec():
-    import numpy as np
-
-    from engine.api import fast_position_from_id, fast_position_id
-    from engine.ids import IdError, position_from_id, position_id
-    from engine.position import Position
-    from engine.randpos import random_game_positions, random_scatter_positions
-
-    rng = np.random.default_rng(3)
-    for b in np.concatenate([random_game_positions(rng, 300), random_scatter_positions(rng, 300)]):
-        p = Position.from_array(b)
-        pid = position_id(p)
-        assert fast_position_id(b) == pid
-        assert fast_position_id(b, after_play=True) == position_id(p.flip())
-        assert fast_position_from_id(pid) == position_from_id(pid) == p
-    for bad in ("////////////AA", "AAAAAAAAAAAAA!", "abc", "4HPwATDgc/ABM="):
-        with pytest.raises(IdError):
-            fast_position_from_id(bad)
-
-
 # --------------------------------------------------------------------------- in-process fuzzing
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -252,40 +232,6 @@ def test_any_text_line_gets_one_json_reply(line):
     assert json.loads(_dumps(reply))["ok"] in (True, False)
     data, _ = _FUZZ_SESSION.reply_line(line)  # the serving path
     assert data.endswith(b"\n") and data.count(b"\n") == 1 and json.loads(data)["ok"] in (True, False)
-
-
-def _ids_strategy():
-    import numpy as np
-
-    from engine.ids import position_id
-    from engine.position import Position
-    from engine.randpos import random_game_positions
-
-    boards = random_game_positions(np.random.default_rng(9), 200)
-    return st.sampled_from([position_id(Position.from_array(b)) for b in boards] + ["bad id", "", "4HPwATDgc/ABM="])
-
-
-def test_a_plain_money_best_request_takes_the_fast_path():
-    session = _session()
-    assert session._plain_best({"id": 7, "cmd": "best", "position_id": START, "dice": [3, 1]}).startswith(b'{"id":7,"ok":true,')
-    assert session._plain_best({"cmd": "best", "position_id": START, "dice": [3, 1], "top": 2}) is None
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    pid=_ids_strategy(),
-    dice=st.lists(st.integers(0, 7), min_size=2, max_size=2) | st.just("31"),
-    extra=st.fixed_dictionaries({}, optional={"id": _JSON, "ply": st.integers(0, 2) | st.booleans(), "top": st.integers(0, 3)}),
-)
-def test_plain_best_requests_get_the_same_reply_on_the_fast_and_the_general_path(pid, dice, extra):
-    from engine.protocol import _dumps
-
-    global _FUZZ_SESSION
-    _FUZZ_SESSION = _FUZZ_SESSION or _session()
-    req = {"cmd": "best", "position_id": pid, "dice": dice, **extra}
-    fast, _ = _FUZZ_SESSION.reply_line(json.dumps(req))
-    general, _ = _FUZZ_SESSION.handle(req)
-    assert fast == _dumps(general)
 
 
 @settings(max_examples=200, deadline=None)

@@ -66,3 +66,13 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     rc, out, err = tabla(capsys, *argv)
     assert rc == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and needle.lower() in err.lower()
+
+
+def test_cube_text_without_a_cube_action_measures_the_options_from_no_double(capsys):
+    # the opponent owns the cube: the player may not double, so no double is the proper
+    # action and the other rows are shown relative to it (CubeDecision.proper_equity)
+    rc, out, _ = tabla(capsys, "cube", "--position-id", "4OfCICGGZ8UDIA", "--cube-value", "2", "--cube-owner", "opponent",
+                       "--ply", "0", "--heuristic")
+    rows = [l for l in out.splitlines() if l.lstrip()[:2] in ("1.", "2.", "3.")]
+    assert rc == 0 and "No cube action available" in out
+    assert "(" not in rows[0] and all("(" in r for r in rows[1:])

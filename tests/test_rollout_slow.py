@@ -12,10 +12,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def net():
-    from engine.api import limit_blas_threads, load_model
+    from scripts.evaluators import limit_blas_threads, load_evaluator
 
     limit_blas_threads(1)
-    return load_model(None)
+    return load_evaluator(None)
 
 
 def test_luck_adjustment_is_unbiased_and_smaller_on_200_positions(net):

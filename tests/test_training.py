@@ -148,7 +148,7 @@ def test_widening_the_hidden_layer_keeps_every_output_and_the_game_count(tmp_pat
     from models.checkpoint import load_checkpoint, save_checkpoint
     from models.network import NetConfig, NumpyNet, make_torch_net, numpy_weights
     from engine.randpos import random_game_positions
-    from training.widen import main as widen_main
+    from scripts.widen import main as widen_main
 
     torch.manual_seed(5)
     cfg = NetConfig(hidden=16)

@@ -1,6 +1,6 @@
 """Widen a trained network's hidden layer without changing what it computes.
 
-``python -m training.widen --checkpoint models/tabla.pt --hidden 256 --out run/wide.pt``
+``python -m scripts.widen --checkpoint models/tabla.pt --hidden 256 --out run/wide.pt``
 
 The old hidden units keep their weights; each new unit gets freshly initialised input
 weights (torch's default for the layer) and *zero* output weights, so the widened net
@@ -11,12 +11,8 @@ the trainer starts Adam afresh.
 """
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
-from models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from models.network import NetConfig, make_torch_net
 
 
@@ -44,24 +40,3 @@ def widen_state(checkpoint: dict[str, Any], hidden: int, seed: int = 0) -> dict[
     widened["optimizer"] = []
     widened["widened_from"] = {"hidden": h, "games": int(checkpoint.get("games", 0))}
     return widened
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.widen", description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", type=Path, required=True, help="training checkpoint (.pt) to widen")
-    parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
-    parser.add_argument("--out", type=Path, required=True, help="where to write the widened checkpoint")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the new units' initial weights")
-    args = parser.parse_args(argv)
-    try:
-        state = widen_state(load_checkpoint(args.checkpoint), args.hidden, args.seed)
-    except (CheckpointError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    save_checkpoint(args.out, state)
-    print(f"{args.out}: {state['widened_from']['hidden']} -> {args.hidden} hidden units at {state['games']:,} games")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,6 +15,7 @@ import json
 import sys
 
 from eval.match import GameOptions
+from scripts.evaluators import load_evaluator
 
 
 class ArenaArgumentError(ValueError):
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from eval import arena  # noqa: PLC0415 (keep `tabla --help` light)
 
     _check(args)
-    bots = arena.make_bots(args.a, args.b, args.seed)
+    bots = arena.make_bots(args.a, args.b, args.seed, load_evaluator)
     options = GameOptions(
         cube=bool(args.cube or args.match),
         max_cube=args.max_cube,

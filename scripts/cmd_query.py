@@ -18,9 +18,11 @@ import argparse
 import json
 import sys
 
-from engine.api import BestResult, CubeResult, Engine, EvalResult, Query, limit_blas_threads, load_model, resolve_query
+from engine.api import BestResult, CubeResult, Engine, EvalResult
 from engine.cube import CubeAction, CubeState
 from engine.evaluator import PROB_NAMES
+from engine.request import STATE_FIELDS, Query, resolve_query
+from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
 
 DEFAULT_PLAY_PLY = 2
 DEFAULT_POSITION_PLY = 1
@@ -68,18 +70,10 @@ def add_arguments_for(name: str, parser: argparse.ArgumentParser) -> None:
 
 def _query(args: argparse.Namespace) -> Query:
     fields = {}
-    for opt, key in (
-        ("cube_value", "cube_value"),
-        ("cube_owner", "cube_owner"),
-        ("match_length", "match_length"),
-        ("score", "score"),
-        ("crawford", "crawford"),
-        ("jacoby", "jacoby"),
-        ("beavers", "beavers"),
-    ):
-        v = getattr(args, opt, None)
+    for key in STATE_FIELDS:
+        v = getattr(args, key, None)
         if v is not None:
-            fields[key] = tuple(v) if opt == "score" else v
+            fields[key] = tuple(v) if key == "score" else v
     return resolve_query(
         position_id=args.position_id,
         xgid=args.xgid,
@@ -89,19 +83,11 @@ def _query(args: argparse.Namespace) -> Query:
     )
 
 
-def _engine(args: argparse.Namespace) -> Engine:
-    if args.heuristic:
-        from engine.heuristic import HeuristicEvaluator
-
-        return Engine(HeuristicEvaluator())
-    return Engine(load_model(args.model))
-
-
 def run(args: argparse.Namespace) -> int:
     q = _query(args)
     cmd = args.command
     limit_blas_threads(1)
-    engine = _engine(args)
+    engine = Engine(load_evaluator(evaluator_spec(args.model, args.heuristic)))
     if cmd == "hint" and q.dice is not None:
         ply = DEFAULT_PLAY_PLY if args.ply is None else args.ply
         res = engine.best(q.position, q.dice, ply=ply, top=args.top, state=q.state)
@@ -191,7 +177,7 @@ def format_cube(q: Query, cr: CubeResult) -> str:
     rows = [("No double", d.no_double), ("Double, take", d.double_take), ("Double, pass", d.double_drop)]
     if d.double_beaver is not None:
         rows.append(("Double, beaver", d.double_beaver))
-    best = max(d.no_double, min(d.double_take if not d.beaver else d.double_beaver, d.double_drop))
+    best = d.proper_equity
     lines = [
         describe_state(q.state),
         f"Cube analysis at {cr.ply} ply ({'match-winning chances' if d.mwc else 'cubeful equity per cube value'}):",

@@ -5,6 +5,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from scripts.tabla import CliError
 from training.config import TrainConfig
 
 
@@ -31,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scripts.tabla import CliError
     from training.trainer import train
 
     if args.games is None and args.minutes is None:

@@ -1,0 +1,32 @@
+"""``python -m scripts.widen --checkpoint models/tabla.pt --hidden 256 --out run/wide.pt``:
+widen a trained network's hidden layer without changing its outputs (see
+:mod:`training.widen`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from training.widen import widen_state
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scripts.widen", description="Widen a trained network's hidden layer without changing its outputs.")
+    parser.add_argument("--checkpoint", type=Path, required=True, help="training checkpoint (.pt) to widen")
+    parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
+    parser.add_argument("--out", type=Path, required=True, help="where to write the widened checkpoint")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the new units' initial weights")
+    args = parser.parse_args(argv)
+    try:
+        state = widen_state(load_checkpoint(args.checkpoint), args.hidden, args.seed)
+    except (CheckpointError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    save_checkpoint(args.out, state)
+    print(f"{args.out}: {state['widened_from']['hidden']} -> {args.hidden} hidden units at {state['games']:,} games")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
