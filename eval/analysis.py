@@ -45,6 +45,7 @@ from engine.api import Engine
 from engine.cube import CubeOwner, CubeState, cash_value
 from engine.dice import ALL_ROLLS, Roll
 from engine.game import GameState
+from engine.ids import position_id
 from engine.movegen import legal_results
 from engine.notation import format_play
 from engine.position import Position
@@ -335,9 +336,7 @@ def _steps(r, k: int) -> list[tuple[int, int]]:
 
 
 def _pid(gs: GameState) -> str:
-    from engine.api import fast_position_id  # noqa: PLC0415
-
-    return fast_position_id(gs.position.array())
+    return position_id(gs.position)
 
 
 def analyse(match: ReplayedMatch, grader: Grader, luck: bool = True,

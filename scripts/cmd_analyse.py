@@ -15,7 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from engine.api import Engine, limit_blas_threads, load_model
+from engine.api import Engine
+from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
 from eval.analysis import Grader, analyse
 from eval.mat import read_mat
 from eval.replay import replay_match
@@ -53,12 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--cube-ply must be 0 to 2, got {args.cube_ply}")
     match = read_match_file(args.file)
     limit_blas_threads(1)
-    if args.heuristic:
-        from engine.heuristic import HeuristicEvaluator  # noqa: PLC0415
-
-        engine = Engine(HeuristicEvaluator())
-    else:
-        engine = Engine(load_model(args.model))
+    engine = Engine(load_evaluator(evaluator_spec(args.model, args.heuristic)))
     result = analyse(match, Grader(engine, ply=args.ply, cube_ply=args.cube_ply), luck=not args.no_luck)
     if args.plot:
         plot_analysis(result, args.plot)

@@ -15,7 +15,8 @@ import os
 import socket
 import sys
 
-from engine.api import Engine, limit_blas_threads, load_model
+from engine.api import Engine
+from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
 from eval.external import FibsBoardError, answer, parse_board
 
 log = logging.getLogger("tabla.external")
@@ -87,12 +88,7 @@ def run(args: argparse.Namespace) -> int:
         log.addHandler(handler)
         log.setLevel(logging.INFO)
     limit_blas_threads(1)
-    if args.heuristic:
-        from engine.heuristic import HeuristicEvaluator  # noqa: PLC0415
-
-        engine = Engine(HeuristicEvaluator())
-    else:
-        engine = Engine(load_model(args.model))
+    engine = Engine(load_evaluator(evaluator_spec(args.model, args.heuristic)))
     srv = _listen(args)
     where = args.socket or f"{args.host}:{srv.getsockname()[1]}"
     print(f"tabla external: listening on {where}", file=sys.stderr, flush=True)
