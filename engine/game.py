@@ -28,6 +28,7 @@ from enum import Enum
 
 import numpy as np
 
+from engine.cube import CubeOwner, CubeState
 from engine.dice import Roll
 from engine.ids import GameStateCode, MatchInfo, owner_seen_by, score_seen_by
 from engine.movegen import legal_results
@@ -40,17 +41,17 @@ class GameError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GameOptions:
-    """Variant settings; every option is off by default. Money-only options are ignored
-    in match play."""
+    """Variant settings (the one set of rule options, for the game, the match driver and
+    the terminal game); the money-only ones are ignored in match play."""
 
+    cube: bool = True
+    """Play with the doubling cube at all."""
     jacoby: bool = False
     """Gammons and backgammons count 1 unless a player doubled (money only)."""
     beavers: bool = False
     """A doubled player may take and immediately redouble, keeping the cube (money only)."""
-    automatic_doubles: bool = False
-    """An opening tie doubles the centred cube (money only)."""
-    max_automatic_doubles: int = 1
-    """At most this many automatic doubles per game."""
+    auto_doubles: int = 0
+    """Money: at most this many opening ties double the centred cube (0 = off)."""
     backgammon_counts_two: bool = False
     """A backgammon is worth 2, like a gammon."""
     max_cube: int = 64
@@ -60,8 +61,27 @@ class GameOptions:
         m = self.max_cube
         if m < 1 or m & (m - 1):
             raise GameError(f"max_cube must be a power of two, got {m}")
-        if self.max_automatic_doubles < 0:
-            raise GameError("max_automatic_doubles must not be negative")
+        if self.auto_doubles < 0:
+            raise GameError("auto_doubles must not be negative")
+
+
+class NoDouble(Enum):
+    """Why the player on roll may not double."""
+
+    NO_CUBE = "no_cube"
+    WAITING = "waiting"
+    CRAWFORD = "crawford"
+    OPENING = "opening"
+    OPPONENT_OWNS = "opponent_owns"
+    MAXIMUM = "maximum"
+
+
+_NO_DOUBLE_TEXT = {
+    NoDouble.NO_CUBE: "this game is played without the cube",
+    NoDouble.CRAWFORD: "no doubling in the Crawford game",
+    NoDouble.OPENING: "no doubling before the opening play: it is made with the opening roll",
+    NoDouble.OPPONENT_OWNS: "the opponent owns the cube",
+}
 
 
 class Phase(Enum):
@@ -144,8 +164,8 @@ class GameState:
         opts = options or GameOptions()
         autos = 0
         cube = 1
-        if match_length == 0 and opts.automatic_doubles:
-            autos = min(opening_ties, opts.max_automatic_doubles)
+        if match_length == 0 and opts.cube and opts.auto_doubles:
+            autos = min(opening_ties, opts.auto_doubles)
             while autos and cube * 2 ** autos > opts.max_cube:
                 autos -= 1
             cube = 2 ** autos
@@ -186,11 +206,26 @@ class GameState:
         """``(player on roll, opponent)`` scores."""
         return score_seen_by(self.score, self.turn)
 
+    def cube_state(self) -> CubeState:
+        """The cube, score and money options seen by the player on roll (``turn``)."""
+        money = self.is_money
+        return CubeState(
+            value=self.cube_value,
+            owner=CubeOwner(self.cube_owner_relative()),
+            match_length=self.match_length,
+            score=(0, 0) if money else self.score_relative(),
+            crawford=self.crawford,
+            jacoby=money and self.options.jacoby,
+            beavers=money and self.options.beavers,
+            max_cube=self.options.max_cube,
+        )
+
     def can_double(self) -> bool:
         """The player on roll may double now: before his roll, cube centred or his, below
         the cap, not in the Crawford game."""
         return (
-            self.phase is Phase.ROLL
+            self.options.cube
+            and self.phase is Phase.ROLL
             and not self.opening
             and not self.crawford
             and self.cube_owner in (None, self.turn)
@@ -210,19 +245,35 @@ class GameState:
     def double(self) -> "GameState":
         """The player on roll offers the cube."""
         if not self.can_double():
-            raise GameError(self._why_no_double())
+            raise GameError(self.why_no_double())
         return replace(self, phase=Phase.DOUBLED)
 
-    def _why_no_double(self) -> str:
+    def no_double_reason(self) -> NoDouble | None:
+        """Why the player on roll may not double now (None when he may)."""
+        if not self.options.cube:
+            return NoDouble.NO_CUBE
         if self.phase is not Phase.ROLL:
-            return f"cannot double now (waiting for {self.phase.value})"
+            return NoDouble.WAITING
         if self.crawford:
-            return "no doubling in the Crawford game"
+            return NoDouble.CRAWFORD
         if self.opening:
-            return "no doubling before the opening play: it is made with the opening roll"
+            return NoDouble.OPENING
         if self.cube_owner not in (None, self.turn):
-            return "the opponent owns the cube"
-        return f"the cube is at its maximum ({self.options.max_cube})"
+            return NoDouble.OPPONENT_OWNS
+        if self.cube_value * 2 > self.options.max_cube:
+            return NoDouble.MAXIMUM
+        return None
+
+    def why_no_double(self) -> str:
+        """:meth:`no_double_reason` in one sentence (``""`` when the player may double)."""
+        reason = self.no_double_reason()
+        if reason is None:
+            return ""
+        if reason is NoDouble.WAITING:
+            return f"cannot double now (waiting for {self.phase.value})"
+        if reason is NoDouble.MAXIMUM:
+            return f"the cube is at its maximum ({self.options.max_cube})"
+        return _NO_DOUBLE_TEXT[reason]
 
     def take(self) -> "GameState":
         """Accept the pending double (or, after a beaver, the doubler accepts the beaver)."""
@@ -299,12 +350,23 @@ class GameState:
         return replace(self, position=result.flip(), turn=1 - self.turn, opening=False)
 
     # ------------------------------------------------------------------ scoring
+    def points_of(self, result: GameResult | int) -> int:
+        """Points a game won with ``result`` (single, gammon, backgammon) would score now:
+        the cube times the result, backgammons counting two where that option is on, and
+        the Jacoby rule (money, nobody doubled) counting gammons as singles."""
+        return self._value(GameResult(int(result)))
+
+    @property
+    def jacoby_applies(self) -> bool:
+        """Gammons and backgammons count single now: money, Jacoby rule, nobody doubled."""
+        return self.is_money and self.options.jacoby and not self.doubled
+
     def _value(self, result: GameResult) -> int:
         """Points of a result at the current cube, with the Jacoby rule where it applies."""
         mult = int(result)
         if self.options.backgammon_counts_two and mult == 3:
             mult = 2
-        if self.is_money and self.options.jacoby and not self.doubled:
+        if self.jacoby_applies:
             mult = 1
         return self.cube_value * mult
 

@@ -30,7 +30,8 @@ from engine.evaluator import Evaluator
 from eval.bots import Bot, make_bot
 from eval.duel import GameTally, duel, pair_ci95
 from eval.mat import export_mat
-from eval.match import DiceSource, GameOptions, GameRecord, MatchRecord, play_game, play_match
+from engine.game import GameOptions
+from eval.match import DiceSource, GameRecord, MatchRecord, play_game, play_match
 
 log = logging.getLogger(__name__)
 

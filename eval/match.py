@@ -10,10 +10,10 @@ Two bots sit in seats 0 and 1. A game (rules from ``../shared/RULES.md``):
   opponent takes (cube x2, he owns it), drops (the doubler wins the cube value before the
   double, no gammon) or, in money play with beavers, beavers (cube x4, he keeps it;
   the doubler then takes or drops the redouble).
-* every action is also applied to the rules engine's :class:`engine.game.GameState`, which
-  checks it (a play must be a legal result of the roll; a double, take, drop or beaver
-  must be allowed): a bot that does anything else raises :class:`IllegalBotPlay`, and
-  the game's winner and points must agree with the rules engine's.
+* the rules engine's :class:`engine.game.GameState` is the game: it says who may double
+  and the cube state each bot sees, checks every action (a play must be a legal result of
+  the roll; a double, take, drop or beaver must be allowed: a bot that does anything else
+  raises :class:`IllegalBotPlay`) and scores the finished game; this module only drives it.
 * a finished game scores 1 / 2 / 3 (single, gammon, backgammon; ``backgammon_counts_two``
   makes it 2) times the cube; with the Jacoby rule (money only) gammons and backgammons
   count 1 unless a player doubled in the game (an automatic double does not count).
@@ -28,13 +28,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from engine import game as rules
-from engine.cube import CubeOwner, CubeState
-from engine.dice import Roll
+from engine.dice import Roll, opening_roll
+from engine.game import EndReason, GameError, GameOptions, GameState
 from engine.movegen import legal_results_with_steps
-from engine.position import Position, flip_array
+from engine.position import Position
 from eval.bots import Bot, CubeResponse
-from eval.duel import terminal_values
 
 log = logging.getLogger(__name__)
 
@@ -43,23 +41,6 @@ MAX_TURNS = 100_000
 
 class IllegalBotPlay(RuntimeError):
     """A bot returned a position that the roll cannot reach, or an answer it may not give."""
-
-
-@dataclass(frozen=True)
-class GameOptions:
-    """Rule options of a game; the money-only ones are ignored in match play."""
-
-    cube: bool = True
-    """Use the doubling cube at all."""
-    max_cube: int = 64
-    """No double past this value (RULES.md: the physical cube shows 64)."""
-    jacoby: bool = False
-    """Money: gammons count 1 unless a player doubled."""
-    beavers: bool = False
-    """Money: the taker may redouble at once, keeping the cube."""
-    auto_doubles: int = 0
-    """Money: how many opening ties double the cube (0 = off; the convention is 1)."""
-    backgammon_counts_two: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,37 +121,12 @@ class DiceSource:
         self.rng = rng
 
     def opening(self) -> tuple[Roll, int, int]:
-        """(roll, ties thrown first, seat 0 or 1 that plays first)."""
-        ties = 0
-        while True:
-            a, b = (int(x) for x in self.rng.integers(1, 7, size=2))
-            if a != b:
-                return Roll.of(a, b), ties, 0 if a > b else 1
-            ties += 1
+        """(roll, ties thrown first, seat 0 or 1 that plays first): :func:`engine.dice.opening_roll`."""
+        return opening_roll(self.rng)
 
     def roll(self) -> tuple[int, int]:
         a, b = (int(x) for x in self.rng.integers(1, 7, size=2))
         return a, b
-
-
-def _cube_view(value: int, owner: int, seat: int, match_length: int, score: tuple[int, int],
-               crawford: bool, options: GameOptions) -> CubeState:
-    """The cube state as seen by ``seat`` (owner -1 = centred)."""
-    if owner < 0:
-        who = CubeOwner.CENTRE
-    else:
-        who = CubeOwner.PLAYER if owner == seat else CubeOwner.OPPONENT
-    money = match_length == 0
-    return CubeState(
-        value=value,
-        owner=who,
-        match_length=match_length,
-        score=(0, 0) if money else (score[seat], score[1 - seat]),
-        crawford=crawford,
-        jacoby=options.jacoby and money,
-        beavers=options.beavers and money,
-        max_cube=options.max_cube,
-    )
 
 
 def play_game(
@@ -185,49 +141,34 @@ def play_game(
 ) -> GameRecord:
     """Play one game between seats 0 and 1 and return its record.
 
-    ``start``: the position to start from, seen from the seat that wins the opening roll
-    (default: the starting position); for tests and studies of endings.
+    The rules are :class:`engine.game.GameState`'s: this function only asks the bots and
+    applies their answers. ``start``: the position to start from, seen from the seat that
+    wins the opening roll (default: the starting position); for tests and studies of endings.
     """
-    money = match_length == 0
-    use_cube = options.cube and not crawford
     roll, ties, first = dice.opening()
-    cube = 1
-    auto = 0
-    if money and options.cube and options.auto_doubles > 0:
-        while auto < min(ties, options.auto_doubles) and cube * 2 <= options.max_cube:
-            cube *= 2
-            auto += 1
-    owner = -1  # -1 centred, else the seat that owns the cube
-    rec = GameRecord(number=number, score=score, match_length=match_length, crawford=crawford,
-                     first=first, auto_doubles=auto, cube_value=cube)
-    post_crawford = not money and not crawford and (match_length - 1) in score
-    gs = rules.GameState.new_game(
-        rules.GameOptions(jacoby=options.jacoby, beavers=options.beavers, automatic_doubles=options.auto_doubles > 0,
-                          max_automatic_doubles=options.auto_doubles, max_cube=options.max_cube,
-                          backgammon_counts_two=options.backgammon_counts_two),
-        first_player=first, opening_ties=ties if options.cube else 0, match_length=match_length,
-        score=score, crawford=crawford, post_crawford=post_crawford,
-    )
+    post_crawford = match_length > 0 and not crawford and (match_length - 1) in score
+    gs = GameState.new_game(options, first_player=first, opening_ties=ties, match_length=match_length,
+                            score=score, crawford=crawford, post_crawford=post_crawford)
     if start is not None:
         gs = replace(gs, position=start)
-    if gs.cube_value != cube:
-        raise RuntimeError(f"automatic doubles: driver cube {cube}, rules engine {gs.cube_value}")
+    rec = GameRecord(number=number, score=score, match_length=match_length, crawford=crawford,
+                     first=first, auto_doubles=gs.automatic_doubles, cube_value=gs.cube_value)
 
     def apply(transition: str, *args) -> None:
         nonlocal gs
         try:
             gs = getattr(gs, transition)(*args)
-        except rules.GameError as exc:
+        except GameError as exc:
             raise IllegalBotPlay(f"game {number}: {transition} rejected by the rules engine: {exc}") from exc
-    seat = first
-    board = (start or Position.start()).array()
+
     pending: tuple[int, int] | None = (roll.high, roll.low)
     for _ in range(MAX_TURNS):
-        if pending is None and use_cube:
-            state = _cube_view(cube, owner, seat, match_length, score, crawford, options)
-            if state.may_double() != gs.can_double():
-                raise RuntimeError(f"game {number}: driver and rules engine disagree on whether {seat} may double")
-            if state.may_double() and bots[seat].offer_double(board.copy(), state):
+        seat = gs.turn
+        board = gs.position.array()
+        if pending is None and gs.can_double():
+            state = gs.cube_state()
+            if bots[seat].offer_double(board.copy(), state):
+                cube = gs.cube_value
                 rec.doubles += 1
                 rec.actions.append(Action(seat, "double", cube=cube * 2))
                 apply("double")
@@ -236,12 +177,11 @@ def play_game(
                     rec.drops += 1
                     rec.actions.append(Action(1 - seat, "drop"))
                     apply("drop")
-                    return _check_end(_finish(rec, seat, 0, cube), gs)
+                    return _finish(rec, gs)
                 if answer is CubeResponse.TAKE:
                     rec.takes += 1
                     rec.actions.append(Action(1 - seat, "take", cube=cube * 2))
                     apply("take")
-                    cube, owner = cube * 2, 1 - seat
                 else:
                     rec.beavers += 1
                     rec.actions.append(Action(1 - seat, "beaver", cube=cube * 4))
@@ -251,54 +191,37 @@ def play_game(
                         rec.drops += 1
                         rec.actions.append(Action(seat, "drop"))
                         apply("drop")
-                        return _check_end(_finish(rec, 1 - seat, 0, cube * 2), gs)
+                        return _finish(rec, gs)
                     rec.takes += 1
                     rec.actions.append(Action(seat, "take", cube=cube * 4))
                     apply("take")
-                    cube, owner = cube * 4, 1 - seat
         d1, d2 = pending if pending is not None else dice.roll()
         pending = None
-        cstate = _cube_view(cube, owner, seat, match_length, score, crawford, options)
-        chosen = np.asarray(bots[seat].choose_play(board.copy(), d1, d2, cstate), dtype=np.int8)
+        chosen = np.asarray(bots[seat].choose_play(board.copy(), d1, d2, gs.cube_state()), dtype=np.int8)
         results, steps, nsteps = legal_results_with_steps(board, d1, d2)
         match = np.flatnonzero((results == chosen[None, :]).all(axis=1))
         if len(match) != 1:
             raise IllegalBotPlay(
                 f"{bots[seat].name} played an illegal result for {d1}{d2} from {Position.from_array(board)!r}"
             )
-        apply("play", chosen, Roll.of(d1, d2))
         k = int(match[0])
         no_move = np.array_equal(results[k], board)
         st = () if no_move else tuple((int(steps[k, j, 0]), int(steps[k, j, 1])) for j in range(int(nsteps[k])))
         rec.actions.append(Action(seat, "move", dice=(d1, d2), before=tuple(int(x) for x in board),
                                   after=tuple(int(x) for x in chosen), steps=st))
-        value = int(terminal_values(chosen[None, :])[0])
-        if value:
-            if options.backgammon_counts_two:
-                value = min(value, 2)
-            rec.cube_value = cube
-            jacoby_applies = money and options.jacoby and rec.doubles == 0
-            return _check_end(_finish(rec, seat, value, cube, count_as=1 if jacoby_applies else value), gs)
-        board = flip_array(chosen)
-        seat = 1 - seat
+        apply("play", chosen)  # one of the roll's legal results: checked above
+        if gs.is_over:
+            return _finish(rec, gs)
     raise RuntimeError(f"game {number} lasted more than {MAX_TURNS} turns")
 
 
-def _finish(rec: GameRecord, winner: int, result: int, cube: int, count_as: int | None = None) -> GameRecord:
-    rec.winner = winner
-    rec.result = result
-    rec.cube_value = cube
-    rec.points = cube * (count_as if count_as is not None else max(result, 1))
-    return rec
-
-
-def _check_end(rec: GameRecord, gs: "rules.GameState") -> GameRecord:
-    """The driver's result must be the rules engine's."""
-    if not gs.is_over or gs.winner != rec.winner or gs.points != rec.points:
-        raise RuntimeError(
-            f"game {rec.number}: driver says seat {rec.winner} wins {rec.points}, "
-            f"rules engine says {gs.winner} wins {gs.points}"
-        )
+def _finish(rec: GameRecord, gs: GameState) -> GameRecord:
+    """The record of a finished game, from the rules engine's end of it."""
+    rec.winner = gs.winner
+    rec.points = gs.points
+    dropped = gs.end_reason is EndReason.DROPPED
+    rec.result = 0 if dropped else int(gs.result)
+    rec.cube_value = gs.points if dropped else gs.cube_value
     return rec
 
 
@@ -328,8 +251,7 @@ def play_match(
     """An N-point match with the Crawford rule."""
     if length < 1:
         raise ValueError(f"a match is played to 1 point or more, got {length}")
-    match_options = GameOptions(cube=options.cube, max_cube=options.max_cube,
-                                backgammon_counts_two=options.backgammon_counts_two)
+    match_options = replace(options, jacoby=False, beavers=False, auto_doubles=0)
     rec = MatchRecord(names=(bots[0].name, bots[1].name), match_length=length)
     score = [0, 0]
     crawford_played = False

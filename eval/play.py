@@ -48,10 +48,9 @@ from typing import Any, Sequence, TextIO
 import numpy as np
 
 from engine.api import Engine
-from engine.cube import CubeOwner, CubeState
 from engine.dice import Roll, opening_roll
 from engine.evaluator import PROB_NAMES
-from engine.game import EndReason, GameError, GameOptions, GameState, Phase
+from engine.game import EndReason, GameError, GameOptions, GameState, NoDouble, Phase
 from engine.ids import position_id
 from engine.met import default_met
 from engine.notation import (
@@ -284,7 +283,7 @@ def read_snapshot(data: Any, base: PlayConfig) -> Loaded:
         )
         if state.cube_value > 1 and state.cube_owner is None:
             raise SaveFileError("a turned cube must have an owner")
-        _cube_state(state)  # the engine's view must be consistent too
+        state.cube_state()  # the engine's view must be consistent too
         dice = data.get("dice")
         if dice is not None:
             Roll.of(int(dice[0]), int(dice[1]))  # validates them
@@ -326,32 +325,14 @@ def load_file(path: str | Path, base: PlayConfig) -> Loaded:
 
 
 # --------------------------------------------------------------------------- helpers
-def _cube_state(gs: GameState) -> CubeState:
-    """The cube, score and options seen from the player on roll of ``gs``."""
-    if gs.cube_owner is None:
-        owner = CubeOwner.CENTRE
-    else:
-        owner = CubeOwner.PLAYER if gs.cube_owner == gs.turn else CubeOwner.OPPONENT
-    money = gs.is_money
-    return CubeState(
-        value=gs.cube_value,
-        owner=owner,
-        match_length=gs.match_length,
-        score=(0, 0) if money else gs.score_relative(),
-        crawford=gs.crawford,
-        jacoby=money and gs.options.jacoby,
-        beavers=money and gs.options.beavers,
-        max_cube=gs.options.max_cube,
-    )
-
-
 def _why_no_double(gs: GameState) -> str:
-    """Why the player on roll may not double now."""
-    if gs.crawford:
+    """Why the player on roll may not double now (:meth:`GameState.no_double_reason`)."""
+    reason = gs.no_double_reason()
+    if reason is NoDouble.CRAWFORD:
         return "no doubling in the Crawford game"
-    if gs.cube_owner not in (None, gs.turn):
+    if reason is NoDouble.OPPONENT_OWNS:
         return "tabla owns the cube" if gs.turn == HUMAN else "you own the cube"
-    if gs.cube_value * 2 > gs.options.max_cube:
+    if reason is NoDouble.MAXIMUM:
         return f"the cube is at its maximum ({gs.options.max_cube})"
     return "the cube is not available now"
 
@@ -828,7 +809,7 @@ class PlaySession:
         gs = self.state
         if self.dice is None:
             if gs.can_double():
-                cr = self.engine.cube(gs.position, self.config.cube_ply, _cube_state(gs))
+                cr = self.engine.cube(gs.position, self.config.cube_ply, gs.cube_state())
                 if cr.decision.double:
                     self._engine_doubles(cr.decision)
                     if self.state.is_over:
@@ -837,7 +818,7 @@ class PlaySession:
         gs = self.state
         dice = self.dice
         roll = Roll.of(*dice)
-        best = self.engine.best(gs.position, roll, self.config.ply, 1, _cube_state(gs)).plays[0]
+        best = self.engine.best(gs.position, roll, self.config.ply, 1, gs.cube_state()).plays[0]
         play = play_from_steps(gs.position, roll, best.steps)
         if play.moves:
             self.say(f"tabla rolls {dice[0]}-{dice[1]} and plays {play.text}.")
@@ -946,7 +927,7 @@ class PlaySession:
 
     def _cube_decision(self):
         gs = self.state
-        return self.engine.cube(gs.position, self.config.cube_ply, _cube_state(gs)).decision
+        return self.engine.cube(gs.position, self.config.cube_ply, gs.cube_state()).decision
 
     @staticmethod
     def _if_doubled(dec) -> float:
@@ -1026,13 +1007,8 @@ class PlaySession:
             return
         gs = self.state
         offer = gs.resign(level)
-        mult = level
-        if gs.options.backgammon_counts_two and mult == 3:
-            mult = 2
-        if gs.is_money and gs.options.jacoby and not gs.doubled:
-            mult = 1
-        points = gs.cube_value * mult
-        ev = self.engine.eval(gs.position, self.config.cube_ply, _cube_state(gs))
+        points = gs.points_of(level)
+        ev = self.engine.eval(gs.position, self.config.cube_ply, gs.cube_state())
         if gs.is_money:
             resign_value = -points / gs.cube_value
         else:
@@ -1051,7 +1027,7 @@ class PlaySession:
         key = (self.state.position, roll)
         if self._ranking_key != key:
             n = len(legal_plays(self.state.position, roll))
-            self._ranking = self.engine.best(self.state.position, roll, self.config.ply, n, _cube_state(self.state))
+            self._ranking = self.engine.best(self.state.position, roll, self.config.ply, n, self.state.cube_state())
             self._ranking_key = key
         return self._ranking
 
@@ -1284,7 +1260,7 @@ class PlaySession:
 
     def _eval_text(self) -> str:
         gs = self.state
-        ev = self.engine.eval(gs.position, self.config.cube_ply, _cube_state(gs))
+        ev = self.engine.eval(gs.position, self.config.cube_ply, gs.cube_state())
         p = [ev.probabilities[k] for k in PROB_NAMES]
         eq, cub = ev.equity, ev.cubeful_equity
         if gs.turn != HUMAN:
@@ -1361,8 +1337,7 @@ class PlaySession:
                 GameResult.BACKGAMMON: (f"a backgammon ({loser} {has} borne off no checker and still {has} "
                                         f"one on the bar or in {'your' if gs.winner == HUMAN else 'its'} home board)"),
             }[kind]
-            base = int(kind) if not (gs.options.backgammon_counts_two and kind is GameResult.BACKGAMMON) else 2
-            if gs.is_money and gs.options.jacoby and not gs.doubled and base > 1:
+            if gs.jacoby_applies and kind is not GameResult.SINGLE:
                 why += ", counted single by the Jacoby rule (the cube was not turned)"
             cube = f", cube at {gs.cube_value}" if gs.cube_value > 1 else ""
             self.say(f"{win_name} {pts}: {winner} {bore}; {why}{cube}.")

@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from eval.match import GameOptions
+from engine.game import GameOptions
 from scripts.evaluators import load_evaluator
 
 

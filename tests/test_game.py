@@ -86,14 +86,14 @@ def test_jacoby_does_not_apply_in_a_match():
 
 
 def test_automatic_doubles_raise_the_centred_cube_without_counting_as_a_double():
-    opts = GameOptions(automatic_doubles=True, max_automatic_doubles=2, jacoby=True)
+    opts = GameOptions(auto_doubles=2, jacoby=True)
     g = GameState.new_game(opts, opening_ties=3)
     assert g.cube_value == 4 and g.cube_owner is None and g.automatic_doubles == 2 and not g.doubled
     assert win_with_11(GameState(position=GAMMON_IN_ONE, options=opts, cube_value=4)).points == 4
 
 
 def test_automatic_doubles_are_money_only():
-    g = GameState.new_game(GameOptions(automatic_doubles=True), opening_ties=1, match_length=5)
+    g = GameState.new_game(GameOptions(auto_doubles=1), opening_ties=1, match_length=5)
     assert g.cube_value == 1
 
 
@@ -180,3 +180,29 @@ def test_match_info_round_trips_through_a_match_id():
     info = g.match_info()
     assert info.double_offered and info.turn == 1 and info.player_on_roll == 0
     assert match_info_from_id(match_id(info)) == info
+
+
+def test_the_cube_state_is_seen_by_the_player_on_roll():
+    from engine.cube import CubeOwner
+
+    g = replace(opened(match_length=7, score=(2, 5)), cube_value=2, cube_owner=0, turn=1)
+    s = g.cube_state()
+    assert s.owner is CubeOwner.OPPONENT and s.score == (5, 2) and s.value == 2 and s.match_length == 7
+    assert not g.can_double() and g.why_no_double() == "the opponent owns the cube"
+    money = replace(opened(GameOptions(jacoby=True, beavers=True)), turn=1)
+    assert money.cube_state().jacoby and money.cube_state().beavers and money.cube_state().score == (0, 0)
+
+
+def test_points_of_a_result_follow_the_cube_jacoby_and_backgammon_options():
+    g = replace(opened(GameOptions(jacoby=True, backgammon_counts_two=True)), cube_value=2)
+    assert g.jacoby_applies and g.points_of(GameResult.BACKGAMMON) == 2
+    doubled = replace(g, doubled=True)
+    assert not doubled.jacoby_applies and doubled.points_of(GameResult.BACKGAMMON) == 4
+    assert doubled.points_of(GameResult.GAMMON) == 4 and doubled.points_of(1) == 2
+
+
+def test_without_the_cube_nobody_may_double():
+    from engine.game import NoDouble
+
+    g = opened(GameOptions(cube=False, auto_doubles=1), opening_ties=1)
+    assert g.cube_value == 1 and not g.can_double() and g.no_double_reason() is NoDouble.NO_CUBE

@@ -10,7 +10,8 @@ import pytest
 
 from eval.bots import CubeResponse, PipCubeBot, PubevalBot, RaceBot
 from eval.mat import MatFormatError, format_mat, parse_mat, play_text, sorted_steps
-from eval.match import Action, DiceSource, GameOptions, play_match, play_session
+from engine.game import GameOptions
+from eval.match import Action, DiceSource, play_match, play_session
 
 GNUBG = "/usr/games/gnubg"
 needs_gnubg = pytest.mark.skipif(not Path(GNUBG).exists(), reason=f"GNU Backgammon is not installed at {GNUBG}")

@@ -5,7 +5,8 @@ import pytest
 from engine.dice import Roll
 from engine.position import Position
 from eval.bots import Bot, CubeResponse, PubevalBot, RaceBot
-from eval.match import DiceSource, GameOptions, IllegalBotPlay, play_game, play_match, play_session
+from engine.game import GameOptions
+from eval.match import DiceSource, IllegalBotPlay, play_game, play_match, play_session
 
 
 class FixedDice(DiceSource):
