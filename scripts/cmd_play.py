@@ -11,7 +11,9 @@ import sys
 import numpy as np
 
 from engine.api import Engine
-from eval.play import PlayConfig, PlaySession, SaveFileError, load_file
+from eval.play import PlaySession
+from eval.play_common import PlayConfig
+from eval.save_file import SaveFileError, load_file
 from scripts.evaluators import HEURISTIC, ModelError, load_evaluator
 from scripts.tabla import CliError
 

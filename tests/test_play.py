@@ -3,7 +3,7 @@
 Each session runs the real command (``python -m scripts.tabla play --model heuristic
 --ply 1``) on a pseudo-terminal with fixed seeds. Special positions (a cube to take or
 drop, a gammon to resign, a closed board) are set up through the command's own save
-files (:func:`eval.play.snapshot`) and ``--load``.
+files (:func:`eval.save_file.snapshot`) and ``--load``.
 """
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ from engine.notation import IllegalPlayError
 from engine.position import Position
 from eval.board_text import read_board
 from eval.mat import parse_mat
-from eval.play import ENGINE, HUMAN, PlayConfig, SaveFileError, TypedTurn, read_snapshot, snapshot
+from eval.board_text import ENGINE, HUMAN
+from eval.play_common import PlayConfig
+from eval.save_file import SaveFileError, read_snapshot, snapshot
+from eval.typed_turn import TypedTurn
 
 ROOT = Path(__file__).resolve().parent.parent
 ARGS = ["-m", "scripts.tabla", "play", "--model", "heuristic", "--ply", "1"]

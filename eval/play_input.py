@@ -1,0 +1,170 @@
+"""The human's checker play in ``tabla play``: typing a play in parts, undo, confirm."""
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from engine.dice import Roll
+from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError, parse_play
+from eval.board_text import HUMAN, render_board
+from eval.play_common import split_command
+from eval.typed_turn import TypedTurn, dice_words
+
+
+log = logging.getLogger(__name__)
+
+
+class TypedInput:
+    """The human's turn at the ``move`` and ``confirm`` prompts; mixed into
+    :class:`eval.play.PlaySession`."""
+
+    def _human_play(self) -> None:
+        gs = self.state
+        dice = self.dice
+        roll = Roll.of(*dice)
+        restored, self._restored_parts = self._restored_parts, ()
+        turn = TypedTurn.start(gs.position, roll)
+        plays = list(turn.legal)
+        if not plays[0].moves:
+            self.show_board()
+            self.say(f"You roll {dice[0]}-{dice[1]} and cannot move.")
+            self._apply_play(HUMAN, plays[0], dice)
+            return
+        if len(plays) == 1:
+            self.typed = TypedTurn.of_play(gs.position, roll, plays[0])
+            self._show_typed(f"Forced play: {plays[0].text}")
+            self.say(f"You roll {dice[0]}-{dice[1]}: your only legal play is {plays[0].text} (forced). "
+                     f"Press Enter to play it.")
+            self._confirm(forced=True)
+            self._apply_play(HUMAN, plays[0], dice)
+            return
+        if restored:
+            try:
+                turn = TypedTurn.replay(gs.position, roll, restored)
+            except IllegalPlayError as exc:  # read_snapshot validated them: cannot happen
+                log.warning("saved partial play dropped: %s", exc)
+        self.typed = turn
+        self._show_typed()
+        if turn.steps:
+            self.say(self._typed_status())
+        else:
+            self.say(f"You roll {dice[0]}-{dice[1]}. Type your play, e.g. {plays[0].text}, "
+                     f"or part of it, e.g. {plays[0].moves[0]}.")
+        while True:
+            turn = self.typed
+            play = turn.complete
+            if play is not None:
+                self.say(f"You play {play.text}. Press Enter to confirm, or type undo.")
+                if self._confirm():
+                    self._judge_play(roll, play)
+                    self._apply_play(HUMAN, play, dice)
+                    return
+                self._take_back()
+                continue
+            line = self.ask(f"move {dice[0]}-{dice[1]}> ")
+            cmd, arg = split_command(line)
+            if cmd == "hint":
+                self.say(self._play_hint(roll))
+                continue
+            if cmd in ("legal", "moves"):
+                self.say(self._legal_text())
+                continue
+            if cmd == "resign":
+                self._human_resigns(arg)
+                if self.state.is_over:
+                    return
+                continue
+            if cmd in ("undo", "u"):
+                if not turn.parts:
+                    self.say("Nothing to undo: type your play.")
+                else:
+                    self._take_back()
+                continue
+            if cmd in ("double", "roll", "r", "d"):
+                self.say("You have rolled already: type your play.")
+                continue
+            if self._common(cmd, arg):
+                continue
+            if not line:
+                continue
+            self._type_part(line)
+
+    def _type_part(self, line: str) -> None:
+        """Add a typed part (or, at the start of the turn, a whole play) to the turn."""
+        turn = self.typed
+        whole_error = None
+        if not turn.parts:
+            try:
+                play = parse_play(turn.position, turn.roll, line)
+            except AmbiguousPlayError as exc:
+                self.say(f"Ambiguous: {exc}")
+                return
+            except (NotationError, IllegalPlayError) as exc:
+                whole_error = exc  # perhaps the beginning of a play
+            else:
+                self.typed = TypedTurn.of_play(turn.position, turn.roll, play)
+                self._show_typed()
+                return
+        try:
+            self.typed = turn.add(line)
+        except AmbiguousPlayError as exc:
+            self.say(f"Ambiguous: {exc}")
+            return
+        except (NotationError, IllegalPlayError) as exc:
+            self.say(f"Illegal play: {whole_error or exc}. Type legal to list the legal plays.")
+            return
+        self._show_typed()
+        if self.typed.complete is None:
+            self.say(self._typed_status())
+
+    def _take_back(self) -> None:
+        """Undo the last typed part and show where the turn stands."""
+        turn = self.typed
+        part = turn.part_text()
+        self.typed = turn.undo()
+        self._show_typed()
+        if not self.typed.parts:
+            whole = turn.complete is not None  # the whole play typed on one line
+            self.say("Play taken back." if whole else f"Took back {part}: back to the start of your turn.")
+        else:
+            self.say(f"Took back {part}. {self._typed_status()}")
+
+    def _typed_status(self) -> str:
+        turn = self.typed
+        return f"You have played {turn.text}; still to play: {dice_words(turn.remaining)}."
+
+    def _show_typed(self, note: str = "") -> None:
+        """The board with the moves typed so far (the turn's start when none)."""
+        turn = self.typed
+        if turn is None or not turn.steps:
+            self.show_board()
+            return
+        note = note or f"Typed: {turn.text}" + ("" if turn.complete else f"; to play: {dice_words(turn.remaining)}")
+        self.say(render_board(replace(self.view(turn.current), note=note)))
+
+    def _legal_text(self) -> str:
+        turn = self.typed
+        if not turn.steps:
+            return f"Legal plays ({len(turn.legal)}): " + ", ".join(p.text for p in turn.legal)
+        plays = turn.continuations()
+        return f"Legal plays starting with {turn.text} ({len(plays)}): " + ", ".join(p.text for p in plays)
+
+    def _confirm(self, forced: bool = False) -> bool:
+        """Enter keeps the play (True), ``undo`` takes back its last part (False)."""
+        while True:
+            line = self.ask("confirm> ")
+            cmd, arg = split_command(line)
+            if cmd in ("", "ok", "y", "yes", "confirm"):
+                return True
+            if cmd in ("undo", "u", "n", "no"):
+                if forced:
+                    self.say("The play is forced: press Enter to play it.")
+                    continue
+                return False
+            if cmd == "hint":
+                self.say(self._play_hint(self.typed.roll))
+            elif cmd in ("legal", "moves"):
+                self.say(self._legal_text() if not forced else f"The only legal play is {self.typed.text}.")
+            elif not self._common(cmd, arg):
+                self.say("Press Enter to confirm the play, or type undo to take it back."
+                         if not forced else "Press Enter to play the forced play.")
