@@ -18,7 +18,7 @@ from scripts.tabla import main
 from tests.gnubg_cli import GNUBG
 
 needs_gnubg = pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def board_line(colour_side: Position, turn: int, dice=(0, 0), cube=1, may=(1, 1), doubled=0, names=("p0", "p1"),

@@ -15,7 +15,7 @@ import pytest
 from engine.position import Position
 from eval.board_text import ENGINE, HUMAN, BoardTextError, BoardView, read_board, render_board
 
-GOLDEN = Path(__file__).parent / "data" / "boards"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "boards"
 
 
 def W(white: dict, black: dict) -> Position:

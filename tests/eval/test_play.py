@@ -27,7 +27,7 @@ from eval.play_common import PlayConfig
 from eval.save_file import SaveFileError, read_snapshot, snapshot
 from eval.typed_turn import TypedTurn
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["-m", "scripts.tabla", "play", "--model", "heuristic", "--ply", "1"]
 
 YOU = r"you> "

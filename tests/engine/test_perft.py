@@ -14,7 +14,7 @@ from engine.ids import position_from_id, position_id
 from engine.movegen import legal_results
 from engine.position import Position, flip_array
 
-DATA = Path(__file__).parent / "data" / "perft.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "perft.json"
 
 NAMED = {
     "start": Position.start(),

@@ -13,6 +13,8 @@ from training.config import TrainConfig
 from engine.batch import result_points, segment_argmax
 from training.selfplay import SelfPlay, lambda_targets
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 torch = pytest.importorskip("torch")
 
 
@@ -73,7 +75,7 @@ def test_lr_schedule_decays_to_its_final_value():
 def _train(out, *extra, timeout=240):
     cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(out), "--workers", "1", "--parallel-games", "16",
            "--batch-size", "128", "--eval-minutes", "0", "--no-progress", *extra]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=os.path.dirname(os.path.dirname(__file__)))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
 def test_train_entry_point_trains_and_resumes(tmp_path):
@@ -106,7 +108,7 @@ def test_sigterm_stops_training_with_a_final_checkpoint(tmp_path):
     cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(tmp_path), "--workers", "1", "--minutes", "5",
            "--parallel-games", "16", "--batch-size", "128", "--checkpoint-minutes", "10", "--eval-minutes", "0",
            "--no-progress"]
-    p = subprocess.Popen(cmd, cwd=os.path.dirname(os.path.dirname(__file__)), stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     time.sleep(12)
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=90)
@@ -129,7 +131,7 @@ def _running(pid: str) -> bool:
 def test_killed_training_resumes_from_an_intact_checkpoint(tmp_path):
     cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(tmp_path), "--workers", "1", "--minutes", "5",
            "--checkpoint-minutes", "0.1", "--eval-minutes", "0", "--no-progress"]
-    p = subprocess.Popen(cmd, cwd=os.path.dirname(os.path.dirname(__file__)))
+    p = subprocess.Popen(cmd, cwd=ROOT)
     deadline = time.time() + 120
     while not (tmp_path / "latest.pt").exists() and time.time() < deadline:
         time.sleep(1)

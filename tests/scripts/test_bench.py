@@ -12,7 +12,7 @@ import sys
 import pytest
 
 pytest.importorskip("gnubg_nn")
-ROOT = os.path.dirname(os.path.dirname(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def bench(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:

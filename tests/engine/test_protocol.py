@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 START = "4HPwATDgc/ABMA"
 AFTER_31 = "sGfwATDgc/ABMA"  # after 8/5 6/5, opponent on roll (PROTOCOL.md)
 
