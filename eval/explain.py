@@ -163,8 +163,14 @@ def describe(f: PlayFacts) -> str:
         parts.append(f"hits {_checkers(f.hits)}{where}")
     if f.made:
         parts.append(f"makes {_points(f.made)}")
-    if f.broken:
-        parts.append(f"breaks {_points(f.broken)}")
+    split = tuple(p for p in f.broken if p >= 19 and f.back_checkers_after == f.back_checkers_before)
+    if split:
+        # an anchor in his home board broken with every checker still back: a split
+        moved_to = tuple(p for p in f.blots if p >= 19 and p not in split)
+        parts.append("splits the back checkers" + (f" to {_points(moved_to)}" if moved_to else ""))
+    broken = tuple(p for p in f.broken if p not in split)
+    if broken:
+        parts.append(f"breaks {_points(broken)}")
     if f.escaped:
         parts.append(f"escapes {_checkers(f.escaped)} from the back")
     if f.prime_after >= 4 and f.prime_after > f.prime_before:

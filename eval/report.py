@@ -65,6 +65,11 @@ def format_analysis(a: Analysis, worst: int = 5) -> str:
             f"bad >= {BAD}, very bad >= {VERY_BAD} EMG", ""]
     body = _table(a.players)
     out = head + body
+    games = sorted(set(a.players[0].luck_per_game) | set(a.players[1].luck_per_game))
+    if games:
+        per = ", ".join(f"{g}: {a.players[0].luck_per_game.get(g, 0.0) - a.players[1].luck_per_game.get(g, 0.0):+.2f}"
+                        for g in games)
+        out += ["", f"Net luck of {a.names[0]} per game (points): {per}"]
     top = a.worst(worst)
     if top:
         out += ["", f"Worst {len(top)} mistakes:"]

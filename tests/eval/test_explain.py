@@ -54,3 +54,9 @@ def test_a_race_is_described_by_the_pip_lead():
     f = _facts(pos, "21", "3/1 2/1")
     assert f.race and f.pips == (27, 75) and f.pip_lead == 48
     assert describe(f) == "race: leads by 48 pips"
+
+
+def test_moving_one_back_checker_within_his_home_board_is_a_split_with_its_shots():
+    f = _facts(Position.start(), "32", "24/21 13/11")
+    assert f.broken == (24,) and f.blots == (24, 21, 11) and f.escaped == 0
+    assert describe(f).startswith("splits the back checkers to the 21-point; leaves 3 blots, hit by ")
