@@ -42,8 +42,8 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.api import Engine
-from engine.cube import CubeOwner, CubeState, cash_value
-from engine.dice import ALL_ROLLS, Roll
+from engine.cube import CubeState, cash_value
+from engine.dice import ALL_ROLLS
 from engine.game import GameState
 from engine.ids import position_id
 from engine.movegen import legal_results
@@ -79,19 +79,6 @@ def rating(rate: float) -> str:
         if rate < limit:
             return word
     return "Awful!"
-
-
-def cube_state_of(gs: GameState) -> CubeState:
-    """The cube, score and options seen from the player on roll of ``gs``."""
-    if gs.cube_owner is None:
-        owner = CubeOwner.CENTRE
-    else:
-        owner = CubeOwner.PLAYER if gs.cube_owner == gs.turn else CubeOwner.OPPONENT
-    money = gs.is_money
-    return CubeState(value=gs.cube_value, owner=owner, match_length=gs.match_length,
-                     score=(0, 0) if money else gs.score_relative(), crawford=gs.crawford,
-                     jacoby=money and gs.options.jacoby, beavers=money and gs.options.beavers,
-                     max_cube=gs.options.max_cube)
 
 
 @dataclass
@@ -244,7 +231,7 @@ class Grader:
     # ----------------------------------------------------------------- decisions
     def grade_play(self, d: Decision, number: int) -> Graded:
         gs, roll = d.state, d.roll
-        state = cube_state_of(gs)
+        state = gs.cube_state()
         board = gs.position.array()
         r = self.search.rank_plays(board, roll.high, roll.low, self.ply, state, self.met)
         chosen_k = int(np.flatnonzero((r.boards == np.asarray(d.after.board, dtype=np.int8)).all(axis=1))[0])
@@ -277,7 +264,7 @@ class Grader:
     def luck(self, d: Decision, opening: bool) -> float:
         """EMG luck of the roll of a move decision (see the module docstring)."""
         gs, roll = d.state, d.roll
-        state = cube_state_of(gs)
+        state = gs.cube_state()
         board = gs.position.array()
         values = {}
         rolls = [r for r in ALL_ROLLS if not (opening and r.is_double)]
@@ -292,7 +279,7 @@ class Grader:
     def grade_cube(self, d: Decision, number: int, doubled: bool) -> Graded:
         """The player on roll's double / no double."""
         gs = d.state
-        state = cube_state_of(gs)
+        state = gs.cube_state()
         dec = self.engine.cube(gs.position, self.cube_ply, state).decision
         if_doubled = min(dec.double_drop, dec.double_beaver if dec.beaver else dec.double_take)
         scale = state.value if state.is_money else 1.0
@@ -311,7 +298,7 @@ class Grader:
     def grade_response(self, d: Decision, number: int) -> Graded:
         """The doubled player's take / drop / beaver (values for the doubler, negated)."""
         gs = d.state
-        state = cube_state_of(gs)  # the doubler on roll
+        state = gs.cube_state()  # the doubler on roll
         dec = self.engine.cube(gs.position, self.cube_ply, state).decision
         scale = state.value if state.is_money else 1.0
         doubler = {"take": dec.double_take * scale, "drop": dec.double_drop * scale}
@@ -374,7 +361,7 @@ def analyse(match: ReplayedMatch, grader: Grader, luck: bool = True,
                     if not g.obvious:
                         ps.non_obvious += 1
                 if luck:
-                    state = cube_state_of(d.state)
+                    state = d.state.cube_state()
                     g.luck = grader.luck(d, first_move)
                     g.luck_points = g.luck * state.value
                     ps.luck += g.luck
