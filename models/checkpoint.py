@@ -2,11 +2,16 @@
 
 Two formats:
 
-* training checkpoint (``.pt``, torch): ``format``, ``format_version``, ``net_config``,
-  ``weights``, ``optimizer`` (per worker), ``games``, ``wall_seconds``, ``metrics``,
+* training checkpoint (``.pt``, torch): ``format``, ``format_version``, the nets,
+  ``optimizer`` (per worker), ``games``, ``wall_seconds``, ``metrics``,
   ``train_config``, ``git_commit``;
-* inference export (``.npz``, numpy only): the same net config (JSON) and weights, plus
+* inference export (``.npz``, numpy only): the same net configs (JSON) and weights, plus
   ``meta`` JSON. This is what commands load, so that play never needs torch.
+
+Format version 1 holds one net (``net_config``, ``weights``: the ``tabla-v1`` nets of the
+first sessions); version 2 holds a set of class nets (``nets``: name → ``net_config`` and
+``weights``; in the ``.npz`` the arrays are named ``<net>.<weight>``), loaded as one
+:class:`models.multinet.ClassNets` evaluator. Both are read; version 2 is written.
 
 Loading a wrong, truncated or foreign file raises :class:`CheckpointError` with a clear
 message.
@@ -26,7 +31,7 @@ import numpy as np
 from models.network import NetConfig, NumpyNet
 
 FORMAT = "tabla-checkpoint"
-FORMAT_VERSION = 1
+READABLE_VERSIONS = (1, 2)
 
 
 class CheckpointError(ValueError):
@@ -63,7 +68,8 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
     """Write a training checkpoint (torch) atomically; ``state`` gets the format fields."""
     import torch
 
-    full = {"format": FORMAT, "format_version": FORMAT_VERSION, "git_commit": git_commit(), **state}
+    version = 2 if "nets" in state else 1
+    full = {"format": FORMAT, "format_version": version, "git_commit": git_commit(), **state}
     _atomic_write(Path(path), lambda tmp: torch.save(full, tmp))
 
 
@@ -85,13 +91,25 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 def _check_header(path: Path, meta: dict) -> None:
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a Tabla checkpoint")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path} has format version {meta.get('format_version')}, this Tabla reads {FORMAT_VERSION}")
+    if meta.get("format_version") not in READABLE_VERSIONS:
+        raise CheckpointError(
+            f"{path} has format version {meta.get('format_version')}, this Tabla reads "
+            + " and ".join(map(str, READABLE_VERSIONS)))
 
 
 def export_npz(path: str | Path, config: NetConfig, weights: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-    """Write the numpy inference file atomically."""
-    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "net_config": config.to_dict(), **meta}
+    """Write a one-net (format 1) numpy inference file atomically."""
+    _write_npz(path, {"format": FORMAT, "format_version": 1, "net_config": config.to_dict(), **meta}, weights)
+
+
+def export_nets_npz(path: str | Path, nets: dict[str, tuple[NetConfig, dict[str, np.ndarray]]], meta: dict[str, Any]) -> None:
+    """Write a class-net set (format 2) numpy inference file atomically."""
+    header = {"format": FORMAT, "format_version": 2, "nets": {n: c.to_dict() for n, (c, _) in nets.items()}, **meta}
+    flat = {f"{n}.{k}": v for n, (_, w) in nets.items() for k, v in w.items()}
+    _write_npz(path, header, flat)
+
+
+def _write_npz(path: str | Path, header: dict[str, Any], weights: dict[str, np.ndarray]) -> None:
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as f:
@@ -100,9 +118,7 @@ def export_npz(path: str | Path, config: NetConfig, weights: dict[str, np.ndarra
     _atomic_write(Path(path), write)
 
 
-def load_npz(path: str | Path) -> tuple[NetConfig, dict[str, np.ndarray], dict[str, Any]]:
-    """Read an inference export: (config, weights, meta)."""
-    path = Path(path)
+def _read_npz(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     if not path.is_file():
         raise CheckpointError(f"model file not found: {path}")
     try:
@@ -111,27 +127,83 @@ def load_npz(path: str | Path) -> tuple[NetConfig, dict[str, np.ndarray], dict[s
             weights = {k: z[k] for k in z.files if k != "__meta__"}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"{path} is not a readable Tabla model ({type(exc).__name__})") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path} is not a Tabla model")
     _check_header(path, meta)
+    return weights, meta
+
+
+def _config(path: Path, raw: Any) -> NetConfig:
     try:
-        config = NetConfig(**meta["net_config"])
-    except (TypeError, KeyError):
+        return NetConfig(**raw)
+    except TypeError:
         raise CheckpointError(f"{path} has an unreadable network config") from None
-    return config, weights, meta
 
 
-def load_evaluator(path: str | Path) -> NumpyNet:
-    """An :class:`engine.evaluator.Evaluator` from a ``.npz`` export or a ``.pt`` checkpoint."""
+def load_npz(path: str | Path) -> tuple[NetConfig, dict[str, np.ndarray], dict[str, Any]]:
+    """Read a one-net (format 1) inference export: (config, weights, meta)."""
+    path = Path(path)
+    weights, meta = _read_npz(path)
+    if "net_config" not in meta:
+        raise CheckpointError(f"{path} holds a set of nets, not one net")
+    return _config(path, meta["net_config"]), weights, meta
+
+
+def load_nets(path: str | Path) -> tuple[dict[str, tuple[NetConfig, dict[str, np.ndarray]]], dict[str, Any]]:
+    """The nets of a model file (``.npz`` or ``.pt``, either format) and its metadata.
+
+    A format-1 file gives one net named ``"all"``.
+    """
     path = Path(path)
     if path.suffix == ".pt":
         state = load_checkpoint(path)
         try:
-            config = NetConfig(**state["net_config"])
-            weights = {k: v.numpy() for k, v in state["weights"].items()}
+            if "nets" in state:
+                raw = {n: (d["net_config"], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in state["nets"].items()}
+            else:
+                raw = {"all": (state["net_config"], {k: v.numpy() for k, v in state["weights"].items()})}
         except (KeyError, TypeError, AttributeError):
             raise CheckpointError(f"{path} lacks the network config or weights") from None
+        meta = {k: v for k, v in state.items() if k not in ("nets", "weights", "optimizer")}
     else:
-        config, weights, _ = load_npz(path)
+        weights, meta = _read_npz(path)
+        if "nets" in meta:
+            if not isinstance(meta["nets"], dict):
+                raise CheckpointError(f"{path} has an unreadable network config")
+            raw = {}
+            for n, cfg in meta["nets"].items():
+                prefix = f"{n}."
+                raw[n] = (cfg, {k[len(prefix):]: v for k, v in weights.items() if k.startswith(prefix)})
+        elif "net_config" in meta:
+            raw = {"all": (meta["net_config"], weights)}
+        else:
+            raise CheckpointError(f"{path} has no network config")
+    return {n: (_config(path, c), w) for n, (c, w) in raw.items()}, meta
+
+
+def load_evaluator(path: str | Path):
+    """An :class:`engine.evaluator.Evaluator` from a ``.npz`` export or a ``.pt`` checkpoint.
+
+    One net (format 1): a :class:`models.network.NumpyNet`; a set of class nets (format
+    2): a :class:`models.multinet.ClassNets`.
+    """
+    from models.multinet import ClassNets
+
+    path = Path(path)
+    nets, _ = load_nets(path)
     try:
-        return NumpyNet(config, weights)
+        built = {n: NumpyNet(c, w) for n, (c, w) in nets.items()}
+        if list(built) == ["all"]:
+            return built["all"]
+        return ClassNets(built, bearoff=default_bearoff())
     except (KeyError, ValueError) as exc:
-        raise CheckpointError(f"{path}: {exc}") from None
+        raise CheckpointError(f"{path}: {exc.args[0] if exc.args else exc}") from None
+
+
+def default_bearoff():
+    """The bear-off databases when this Tabla has them, else ``None`` (nets value races)."""
+    try:
+        from engine import bearoff
+    except ImportError:
+        return None
+    return bearoff.default_database()

@@ -1,7 +1,12 @@
-"""Network inputs: a board (player on roll) to a float32 vector of :data:`NUM_INPUTS`.
+"""Network inputs: a board (player on roll) to a float32 vector, one encoding per net.
 
-Everything is computed for both sides, each from its own point of view: block ``S``
-describes the player on roll ("me"), block ``O`` the opponent, read on the flipped board.
+Every encoding describes both sides, each from its own point of view: block ``S`` for the
+player on roll ("me"), block ``O`` for the opponent, read on the flipped board. An
+encoding is chosen by name (:data:`ENCODINGS`); a network records the name it was
+trained with, and a model whose name or input count does not match is refused.
+
+``tabla-v1`` (216 inputs; the first nets) and ``tabla-contact-v2`` (242 inputs; contact
+and crashed nets) share the first 107 inputs of a side:
 
 ======================  =====  =============================================================
 inputs                  count  meaning (per side, on that side's numbering)
@@ -16,128 +21,66 @@ home points             1      points 1-6 held with ≥ 2 checkers / 6
 prime                   1      longest run of consecutive held points / 6
 anchors                 1      points 19-24 held with ≥ 2 checkers / 3
 blots                   1      single checkers on points 1-24 / 5
-shot chance             1      share of the 36 rolls with which the other side can hit at
+shot chance (P1)        1      share of the 36 rolls with which the other side can hit at
                                least one of this side's blots (direct and combined shots,
                                intermediate stops must be open; bar entry first)
 outfield blocks         1      points 7-12 held / 6 (blocking the other side's escape)
 ======================  =====  =============================================================
 
-Then two global inputs: race (1 when there is no contact) and pip difference
-(opponent − me) / 100. Total: 2 × 107 + 2 = 216.
+``tabla-contact-v2`` adds 13 expert inputs per side (:mod:`models.features`):
+
+======================  =====  =============================================================
+double shots (P2)       1      share of rolls that can hit two or more different blots
+pip loss                1      mean over the 36 rolls of the pips lost to the worst hit the
+                               roll allows (a blot on point j loses 25 − j) / 24
+bar entry               1      (other side's closed home points / 6)², when a checker is on
+                               the bar (the share of rolls that fail to enter), else 0
+rear escape             1      share of rolls with which the rearmost checker escapes past
+                               the points the other side holds in the 12 points in front of
+                               it, outside this side's home board (1: none there)
+contained               1      1 − the smallest such escape chance from points 16-25
+mobility                1      (die, point) pairs with a legal single-checker move / 36
+timing                  1      pips needed to bring every checker into the home board / 100
+back anchor             1      (p − 18) / 6 for the deepest point p in 19-24 held, else 0
+forward anchor          1      (25 − p) / 12 for the most advanced point p in 13-24 held
+break contact           1      pips needed to pass the other side's rearmost checker / 152
+front block             1      points held on the 6 points in front of the other side's
+                               rearmost checker / 6
+back game (2+ anchors)  1      (checkers back − 3) / 4 with two or more anchors in 19-24
+back game (1 anchor)    1      checkers back / 8 with exactly one anchor in 19-24
+======================  =====  =============================================================
+
+Both end with two global inputs: race (1 when there is no contact) and pip difference
+(opponent − me) / 100. Totals: 2 × 107 + 2 = 216 and 2 × 120 + 2 = 242.
+
+``tabla-race-v1`` (275 inputs; the race net), per side: for each point 1-24 the units
+n≥1, n≥2, n≥3, n≥4 and (n−4)/3 when n>4 (120); checkers off as a thermometer, off ≥ k
+for k = 1..14 (14); crossovers (Σ over checkers outside the home board of the home-board
+boundaries still to cross: 1 for 7-12, 2 for 13-18, 3 for 19-24) / 10; pips / 100; and
+the pips wasted beyond the 1-point by a bear-off from the home board (Σ n·p over 1-6 −
+the checkers there) / 30. Global: pip difference (opponent − me) / 50. 2 × 137 + 1.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 from numba import njit
 
+from models.features import DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, hit_features
+
 SIDE_INPUTS = 107
 NUM_INPUTS = 2 * SIDE_INPUTS + 2
-
-_ROLLS = np.array([(h, l) for h in range(1, 7) for l in range(1, h + 1)], dtype=np.int64)
-_WEIGHTS = np.array([1.0 if h == l else 2.0 for h, l in _ROLLS], dtype=np.float64) / 36.0
-
-
-def _shot_tables():
-    """Per distance: the rolls that cover it directly, as a sum, or as a multiple of a double."""
-    direct = np.zeros(7, np.int64)
-    sums = -np.ones((25, 3), np.int64)
-    dbls = -np.ones((25, 3, 3), np.int64)  # (roll index, die, k)
-    for r, (h, l) in enumerate(_ROLLS):
-        direct[h] |= 1 << r
-        direct[l] |= 1 << r
-        if h != l:
-            row = sums[h + l]
-            row[list(row).index(-1)] = r
-        else:
-            for k in range(2, 5):
-                row = dbls[k * h]
-                m = [x[0] for x in row].index(-1)
-                row[m] = (r, h, k)
-    return direct, sums, dbls
-
-
-_DIRECT, _SUMS, _DBLS = _shot_tables()
+EXPERT_INPUTS = 13
+SIDE_INPUTS_V2 = SIDE_INPUTS + EXPERT_INPUTS
+NUM_INPUTS_V2 = 2 * SIDE_INPUTS_V2 + 2
+RACE_SIDE_INPUTS = 137
+NUM_INPUTS_RACE = 2 * RACE_SIDE_INPUTS + 1
 
 
 @njit(cache=True)
-def _shot_chance(b, weights, direct, sums, dbls, rolls):
-    """Share of rolls with which the side with negative counts hits a blot of the positive side.
-
-    The negative side moves upwards (from index 0, its bar, towards 24) in this view; its
-    checkers on the bar must enter (onto points 1-6 here) before others move.
-    """
-    on_bar = -b[0]
-    mask = np.int64(0)
-    for j in range(1, 25):
-        if b[j] != 1:
-            continue
-        for i in range(0, j):
-            if i == 0:
-                if on_bar == 0:
-                    continue
-            elif b[i] >= 0:
-                continue
-            dist = j - i
-            if i == 0 or on_bar == 0:
-                # the hitter moves freely (a bar checker when it is the only one may go on)
-                if dist <= 6:
-                    mask |= direct[dist]
-                if i == 0 and on_bar >= 2:
-                    maxk = 5 - on_bar
-                else:
-                    maxk = 4
-                    if i == 0 or on_bar == 0:
-                        for s in range(3):
-                            r = sums[dist, s]
-                            if r < 0:
-                                break
-                            if i == 0 and on_bar >= 2:
-                                continue
-                            if b[i + rolls[r, 0]] < 2 or b[i + rolls[r, 1]] < 2:
-                                mask |= np.int64(1) << r
-            else:
-                # one or more of its checkers wait on the bar: enter first, then hit
-                maxk = 4 - on_bar
-                if on_bar == 1 and dist <= 6:
-                    for e in range(1, 7):
-                        if e != dist and b[e] < 2:
-                            # the roll (dist, e) or (e, dist)
-                            h = dist if dist > e else e
-                            l = e if dist > e else dist
-                            r = h * (h - 1) // 2 + l - 1
-                            mask |= np.int64(1) << r
-            for s in range(3):
-                r = dbls[dist, s, 0]
-                if r < 0:
-                    break
-                d = dbls[dist, s, 1]
-                k = dbls[dist, s, 2]
-                if k > maxk:
-                    continue
-                if i != 0 and on_bar > 0 and b[d] >= 2:
-                    continue
-                ok = True
-                for m in range(1, k):
-                    if b[i + m * d] >= 2:
-                        ok = False
-                        break
-                if ok:
-                    mask |= np.int64(1) << r
-            if i != 0 and on_bar > 0 and dist <= 6:
-                # doubles: enter with d, hit directly with d
-                if dist <= 6 and b[dist] < 2 and on_bar <= 3:
-                    r = dist * (dist - 1) // 2 + dist - 1
-                    mask |= np.int64(1) << r
-    total = 0.0
-    for r in range(21):
-        if (mask >> r) & 1:
-            total += weights[r]
-    return total
-
-
-@njit(cache=True)
-def _side(b, out, o, weights, direct, sums, dbls, rolls):
-    """Fill ``out[o:o+SIDE_INPUTS]`` for the positive side of ``b``."""
+def _side(b, out, o, hits):
+    """Fill ``out[o:o+SIDE_INPUTS]`` for the positive side of ``b``; ``hits[0]`` is P1."""
     on_board = 0
     pips = 0
     back = 0
@@ -185,42 +128,163 @@ def _side(b, out, o, weights, direct, sums, dbls, rolls):
     out[k + 5] = prime / 6.0
     out[k + 6] = anchors / 3.0
     out[k + 7] = blots / 5.0
-    out[k + 8] = _shot_chance(b, weights, direct, sums, dbls, rolls)
+    out[k + 8] = hits[0]
     out[k + 9] = outfield / 6.0
     return pips
 
 
 @njit(cache=True)
-def _encode_batch(boards, out, weights, direct, sums, dbls, rolls):
+def _flip_into(b, fb):
+    for i in range(26):
+        fb[i] = -b[25 - i]
+
+
+@njit(cache=True)
+def _globals(b, row, k, pm, po):
+    """Race flag and pip difference at ``row[k]``, ``row[k + 1]``."""
+    my_back = 0
+    for p in range(25, 0, -1):
+        if b[p] > 0:
+            my_back = p
+            break
+    opp_back = 25
+    for p in range(0, 25):
+        if b[p] < 0:
+            opp_back = p
+            break
+    row[k] = 1.0 if (my_back < opp_back and b[25] == 0 and b[0] == 0) else 0.0
+    row[k + 1] = (po - pm) / 100.0
+
+
+@njit(cache=True)
+def _encode_v1(boards, out, weights, direct, sums, dbls, rolls):
+    fb = np.empty(26, np.int8)
+    hits = np.empty(3, np.float64)
+    for n in range(boards.shape[0]):
+        b = boards[n]
+        _flip_into(b, fb)
+        row = out[n]
+        hit_features(b, weights, direct, sums, dbls, rolls, hits)
+        pm = _side(b, row, 0, hits)
+        hit_features(fb, weights, direct, sums, dbls, rolls, hits)
+        po = _side(fb, row, SIDE_INPUTS, hits)
+        _globals(b, row, 2 * SIDE_INPUTS, pm, po)
+
+
+@njit(cache=True)
+def _side_v2(b, row, o, weights, direct, sums, dbls, rolls, table, hits, extra):
+    hit_features(b, weights, direct, sums, dbls, rolls, hits)
+    pips = _side(b, row, o, hits)
+    k = o + SIDE_INPUTS
+    row[k] = hits[1]
+    row[k + 1] = hits[2] / 24.0
+    contact_features(b, table, extra)
+    for i in range(11):
+        row[k + 2 + i] = extra[i]
+    return pips
+
+
+@njit(cache=True)
+def _encode_v2(boards, out, weights, direct, sums, dbls, rolls, table):
+    fb = np.empty(26, np.int8)
+    hits = np.empty(3, np.float64)
+    extra = np.empty(11, np.float64)
+    for n in range(boards.shape[0]):
+        b = boards[n]
+        _flip_into(b, fb)
+        row = out[n]
+        pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, table, hits, extra)
+        po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, table, hits, extra)
+        _globals(b, row, 2 * SIDE_INPUTS_V2, pm, po)
+
+
+@njit(cache=True)
+def _race_side(b, row, o):
+    pips = 0
+    on_board = 0
+    cross = 0
+    home_pips = 0
+    home_n = 0
+    for p in range(1, 25):
+        n = b[p] if b[p] > 0 else 0
+        k = o + 5 * (p - 1)
+        row[k] = 1.0 if n >= 1 else 0.0
+        row[k + 1] = 1.0 if n >= 2 else 0.0
+        row[k + 2] = 1.0 if n >= 3 else 0.0
+        row[k + 3] = 1.0 if n >= 4 else 0.0
+        row[k + 4] = (n - 4) / 3.0 if n > 4 else 0.0
+        pips += n * p
+        on_board += n
+        if p > 6:
+            cross += n * ((p - 1) // 6)
+        else:
+            home_pips += n * p
+            home_n += n
+    n25 = b[25] if b[25] > 0 else 0
+    pips += 25 * n25
+    on_board += n25
+    cross += 4 * n25
+    off = 15 - on_board
+    k = o + 120
+    for i in range(14):
+        row[k + i] = 1.0 if off >= i + 1 else 0.0
+    row[k + 14] = cross / 10.0
+    row[k + 15] = pips / 100.0
+    row[k + 16] = (home_pips - home_n) / 30.0
+    return pips
+
+
+@njit(cache=True)
+def _encode_race(boards, out):
     fb = np.empty(26, np.int8)
     for n in range(boards.shape[0]):
         b = boards[n]
-        for i in range(26):
-            fb[i] = -b[25 - i]
+        _flip_into(b, fb)
         row = out[n]
-        pm = _side(b, row, 0, weights, direct, sums, dbls, rolls)
-        po = _side(fb, row, SIDE_INPUTS, weights, direct, sums, dbls, rolls)
-        # race: no contact
-        my_back = 0
-        for p in range(25, 0, -1):
-            if b[p] > 0:
-                my_back = p
-                break
-        opp_back = 25
-        for p in range(0, 25):
-            if b[p] < 0:
-                opp_back = p
-                break
-        race = 1.0 if (my_back < opp_back and b[25] == 0 and b[0] == 0) else 0.0
-        row[2 * SIDE_INPUTS] = race
-        row[2 * SIDE_INPUTS + 1] = (po - pm) / 100.0
+        pm = _race_side(b, row, 0)
+        po = _race_side(fb, row, RACE_SIDE_INPUTS)
+        row[2 * RACE_SIDE_INPUTS] = (po - pm) / 50.0
 
 
-def encode(boards: np.ndarray) -> np.ndarray:
-    """Inputs for a batch of boards (N, 26) → (N, NUM_INPUTS) float32."""
+def _prepare(boards: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if boards.ndim == 1:
         boards = boards[None, :]
-    out = np.zeros((boards.shape[0], NUM_INPUTS), np.float32)
-    _encode_batch(boards, out, _WEIGHTS, _DIRECT, _SUMS, _DBLS, _ROLLS)
+    return boards, np.zeros((boards.shape[0], width), np.float32)
+
+
+def encode(boards: np.ndarray) -> np.ndarray:
+    """``tabla-v1`` inputs for a batch of boards (N, 26) → (N, 216) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS)
+    _encode_v1(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS)
     return out
+
+
+def encode_contact(boards: np.ndarray) -> np.ndarray:
+    """``tabla-contact-v2`` inputs (N, 26) → (N, 242) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS_V2)
+    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, ESCAPE_TABLE)
+    return out
+
+
+def encode_race(boards: np.ndarray) -> np.ndarray:
+    """``tabla-race-v1`` inputs (N, 26) → (N, 275) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS_RACE)
+    _encode_race(boards, out)
+    return out
+
+
+ENCODINGS: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]] = {
+    "tabla-v1": (NUM_INPUTS, encode),
+    "tabla-contact-v2": (NUM_INPUTS_V2, encode_contact),
+    "tabla-race-v1": (NUM_INPUTS_RACE, encode_race),
+}
+"""Encoding name → (number of inputs, batch encoder)."""
+
+
+def encoder(name: str) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+    """The input count and encoder of an encoding; ``KeyError`` names the known ones."""
+    try:
+        return ENCODINGS[name]
+    except KeyError:
+        raise KeyError(f"unknown input encoding {name!r} (known: {', '.join(ENCODINGS)})") from None

@@ -21,7 +21,7 @@ import numpy as np
 
 from numba import njit
 
-from models.encoding import NUM_INPUTS, encode
+from models.encoding import NUM_INPUTS, encoder
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,9 @@ class NumpyNet:
     """Inference with plain numpy: an :class:`engine.evaluator.Evaluator`."""
 
     def __init__(self, config: NetConfig, weights: dict[str, np.ndarray]) -> None:
-        if config.inputs != NUM_INPUTS:
-            raise ValueError(f"the model expects {config.inputs} inputs, this encoding has {NUM_INPUTS}")
+        inputs, self.encode = encoder(config.encoding)
+        if config.inputs != inputs:
+            raise ValueError(f"the model expects {config.inputs} inputs, encoding {config.encoding} has {inputs}")
         self.config = config
         self.w1 = np.ascontiguousarray(weights["fc1.weight"].T, dtype=np.float32)
         self.b1 = np.asarray(weights["fc1.bias"], dtype=np.float32)
@@ -97,7 +98,7 @@ class NumpyNet:
         """(N, 26) boards, player on roll → (N, 5) probabilities."""
         if len(boards) == 0:
             return np.zeros((0, 5), np.float32)
-        return self.forward_inputs(encode(boards))
+        return self.forward_inputs(self.encode(boards))
 
 
 def make_torch_net(config: NetConfig):

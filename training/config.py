@@ -9,7 +9,9 @@ class TrainConfig:
     """TD(λ) self-play settings."""
 
     hidden: int = 128
-    """Hidden units of the value network."""
+    """Hidden units of the contact and crashed nets."""
+    race_hidden: int = 64
+    """Hidden units of the race net."""
     lam: float = 0.7
     """λ of the λ-return targets (0 = TD(0), 1 = Monte Carlo game result)."""
     lr: float = 1e-3

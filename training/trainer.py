@@ -1,8 +1,10 @@
-"""TD(λ) self-play training with worker processes sharing one network (Hogwild).
+"""TD(λ) self-play training with worker processes sharing one set of class nets (Hogwild).
 
 Each worker plays ``parallel_games`` games at once with the shared weights
-(:class:`training.selfplay.SelfPlay`), turns every finished game into λ-return targets
-(forward view of TD(λ)) and takes Adam steps on the shared weights. The main process
+(:class:`training.selfplay.SelfPlay`; every position valued by the net of its class,
+:mod:`training.netset`), turns every finished game into λ-return targets (forward view
+of TD(λ)) and takes Adam steps on the shared weights, each position teaching the net of
+its class. The main process
 shows progress, writes tensorboard scalars, checks strength against pubeval now and
 then, and writes checkpoints atomically every few minutes.
 """
@@ -20,32 +22,29 @@ from typing import Any
 
 import numpy as np
 
-from models.checkpoint import export_npz, git_commit, load_checkpoint, save_checkpoint
-from models.encoding import encode
-from models.network import NetConfig, NumpyNet, make_torch_net, numpy_weights
+from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
+from models.multinet import ClassNets
+from models.network import NetConfig, NumpyNet
 from training.config import TrainConfig
+from training.netset import TorchNets, new_configs
 from training.selfplay import SelfPlay, lambda_targets
 
 log = logging.getLogger(__name__)
 
 
-def _worker(wid: int, net, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, opt_state) -> None:
+def _worker(wid: int, nets: TorchNets, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, opt_state) -> None:
     import torch
 
     torch.set_num_threads(1)
     rng = np.random.default_rng([cfg.seed, wid])
     torch.manual_seed(cfg.seed * 1000 + wid)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-    if opt_state is not None:
+    opts = {n: torch.optim.Adam(m.parameters(), lr=cfg.lr) for n, m in nets.modules.items()}
+    for n, st in (opt_state or {}).items():
         try:
-            opt.load_state_dict(opt_state)
+            opts[n].load_state_dict(st)
         except (ValueError, KeyError):
-            log.warning("worker %d: optimizer state did not fit; starting fresh", wid)
+            log.warning("worker %d: optimizer state of net %s did not fit; starting fresh", wid, n)
     sp = SelfPlay(cfg.parallel_games, rng, cfg.max_game_plies, cfg.epsilon)
-
-    def evaluate(boards: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            return net(torch.from_numpy(encode(boards))).numpy()
 
     buf_b: list[np.ndarray] = []
     buf_t: list[np.ndarray] = []
@@ -55,7 +54,7 @@ def _worker(wid: int, net, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, o
     while not stop.is_set():
         if os.getppid() != parent:  # the main process was killed: do not run on orphaned
             return
-        for boards, vals in sp.step(evaluate):
+        for boards, vals in sp.step(nets.evaluate):
             buf_b.append(boards)
             buf_t.append(lambda_targets(vals, len(boards), cfg.lam))
             nbuf += len(boards)
@@ -67,24 +66,18 @@ def _worker(wid: int, net, cfg: TrainConfig, counters, stop, ckpt_req, ckpt_q, o
             b = np.concatenate(buf_b)
             t = np.concatenate(buf_t)
             perm = rng.permutation(len(b))
-            x = torch.from_numpy(encode(b[perm[: cfg.batch_size]]))
-            y = torch.from_numpy(t[perm[: cfg.batch_size]])
+            take = perm[: cfg.batch_size]
             rest = perm[cfg.batch_size :]
+            losses = nets.train_step(b[take], t[take], opts, cfg.lr_at(counters["games"].value))
             buf_b, buf_t, nbuf = [b[rest]], [t[rest]], len(rest)
-            lr = cfg.lr_at(counters["games"].value)
-            for group in opt.param_groups:
-                group["lr"] = lr
-            pred = net(x)
-            loss = ((pred - y) ** 2).sum(dim=1).mean()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
             with counters["loss"].get_lock():
-                counters["loss"].value += loss.item()
+                for name, (loss, rows) in losses.items():
+                    counters["loss"].value += loss * rows
+                    counters["rows"].value += rows
                 counters["steps"].value += 1
         if ckpt_req.value != seen_req:
             seen_req = ckpt_req.value
-            ckpt_q.put((wid, seen_req, opt.state_dict()))
+            ckpt_q.put((wid, seen_req, {n: o.state_dict() for n, o in opts.items()}))
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -104,8 +97,8 @@ class TrainState:
     """One record per ``train`` call that trained this net: where it started and how."""
 
 
-def strength_check(weights: dict, config: NetConfig, games: int, seed: int) -> dict[str, float]:
-    """ppg of the current net (1-ply) against pubeval and the race bot, duplicate dice.
+def strength_check(nets: dict[str, tuple[NetConfig, dict]], games: int, seed: int) -> dict[str, float]:
+    """ppg of the current nets (1-ply) against pubeval and the race bot, duplicate dice.
 
     Returns the figures under their tensorboard names; {} when the duel module is missing.
     """
@@ -113,7 +106,7 @@ def strength_check(weights: dict, config: NetConfig, games: int, seed: int) -> d
         from eval.duel import EvaluatorPlayer, PubevalPlayer, duel
     except ImportError:
         return {}
-    me = EvaluatorPlayer(NumpyNet(config, weights))
+    me = EvaluatorPlayer(ClassNets({n: NumpyNet(c, w) for n, (c, w) in nets.items()}, bearoff=default_bearoff()))
     res = duel(me, PubevalPlayer(), games=games, seed=seed)
     out = {"eval/ppg_vs_pubeval": float(res.ppg), "eval/ppg_vs_pubeval_ci95": float(res.ci95)}
     try:
@@ -143,13 +136,14 @@ def train(
     out_dir.mkdir(parents=True, exist_ok=True)
     state = TrainState()
     opt_states: list[Any] = []
-    config = NetConfig(hidden=cfg.hidden)
-    net = make_torch_net(config)
+    bearoff = default_bearoff()
+    nets = TorchNets(new_configs(cfg), bearoff)
     if resume is not None:
         ck = load_checkpoint(resume)
-        config = NetConfig(**ck["net_config"])
-        net = make_torch_net(config)
-        net.load_state_dict(ck["weights"])
+        if "nets" not in ck:
+            raise CheckpointError(f"{resume} holds one tabla-v1 net from an older Tabla; the trainer trains class-net sets: start a new run")
+        nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, bearoff)
+        nets.load_state(ck["nets"])
         state.games = int(ck.get("games", 0))
         state.positions = int(ck.get("positions", 0))
         state.wall_seconds = float(ck.get("wall_seconds", 0.0))
@@ -160,10 +154,11 @@ def train(
             state.stages.append({"games": state.games, "widened_from": ck["widened_from"]})
         opt_states = list(ck.get("optimizer", []))
         log.info("resumed from %s at %d games", resume, state.games)
-    net.share_memory()
+    nets.share_memory()
     state.stages.append({
         "games": state.games,
-        "hidden": config.hidden,
+        "nets": {n: c.to_dict() for n, c in nets.configs.items()},
+        "bearoff": bearoff is not None,
         "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "commit": git_commit(),
         "train_config": cfg.to_dict(),
@@ -174,6 +169,7 @@ def train(
         "games": ctx.Value("q", state.games),
         "positions": ctx.Value("q", state.positions),
         "loss": ctx.Value("d", 0.0),
+        "rows": ctx.Value("q", 0),
         "steps": ctx.Value("q", 0),
     }
     stop = ctx.Event()
@@ -182,7 +178,7 @@ def train(
     procs = []
     for w in range(cfg.workers):
         st = opt_states[w] if w < len(opt_states) else None
-        p = ctx.Process(target=_worker, args=(w, net, cfg, counters, stop, ckpt_req, ckpt_q, st), daemon=True)
+        p = ctx.Process(target=_worker, args=(w, nets, cfg, counters, stop, ckpt_req, ckpt_q, st), daemon=True)
         p.start()
         procs.append(p)
 
@@ -207,11 +203,10 @@ def train(
                     got[wid] = sd
             except queue.Empty:
                 pass
-        weights = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        net_state = nets.state()
         payload = {
-            "net_config": config.to_dict(),
+            "nets": net_state,
             "train_config": cfg.to_dict(),
-            "weights": weights,
             "optimizer": [got.get(w) for w in range(cfg.workers)],
             "games": state.games,
             "positions": state.positions,
@@ -221,10 +216,9 @@ def train(
             "stages": state.stages,
         }
         save_checkpoint(out_dir / f"{tag}.pt", payload)
-        export_npz(
+        export_nets_npz(
             out_dir / f"{tag}.npz",
-            config,
-            {k: v.numpy() for k, v in weights.items()},
+            {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
             {"games": state.games, "wall_seconds": state.wall_seconds, "metrics": state.metrics},
         )
         log.info("checkpoint %s at %d games", tag, state.games)
@@ -244,9 +238,10 @@ def train(
             if now - last_log_t >= 10:
                 gps = (state.games - last_log_games) / (now - last_log_t)
                 with counters["loss"].get_lock():
-                    steps = counters["steps"].value
-                    loss = counters["loss"].value / steps if steps else float("nan")
+                    rows = counters["rows"].value
+                    loss = counters["loss"].value / rows if rows else float("nan")
                     counters["loss"].value = 0.0
+                    counters["rows"].value = 0
                     counters["steps"].value = 0
                 writer.add_scalar("train/games_per_s", gps, state.games)
                 if not math.isnan(loss):
@@ -257,7 +252,7 @@ def train(
                 bar.set_postfix(gps=f"{gps:.0f}", td=f"{loss:.4f}", ppg=state.metrics.get("eval/ppg_vs_pubeval", float("nan")))
                 last_log_t, last_log_games = now, state.games
             if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
-                m = strength_check(numpy_weights(net), config, cfg.eval_games, seed=state.games)
+                m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=state.games)
                 for k, v in m.items():
                     writer.add_scalar(k, v, state.games)
                 state.metrics.update(m)

@@ -92,7 +92,7 @@ def test_train_entry_point_trains_and_resumes(tmp_path):
     # each run leaves a record of where it started and with which settings
     assert [st["games"] for st in second["stages"]] == [0, first["games"]]
     assert second["stages"][1]["train_config"]["seed"] == TrainConfig().seed
-    assert not torch.equal(first["weights"]["fc1.weight"], second["weights"]["fc1.weight"])
+    assert not torch.equal(first["nets"]["contact"]["weights"]["fc1.weight"], second["nets"]["contact"]["weights"]["fc1.weight"])
     assert (tmp_path / "latest.npz").is_file() and (tmp_path / "tb").is_dir()
 
 

@@ -1,0 +1,95 @@
+"""Position classes: which evaluator values a position.
+
+Every position (side to move, :mod:`engine.position` layout) falls in exactly one class,
+tested in this order:
+
+==============  ===========================================================================
+class           definition
+==============  ===========================================================================
+``OVER``        a side has no checker left: the game is over
+``BEAROFF2``    no contact, every checker of both sides on its own home points (1-6 for the
+                mover, 19-24 here for the opponent), at most 6 checkers a side: the exact
+                two-sided bear-off database
+``BEAROFF1``    no contact, every checker of both sides on its home points (more than 6 on
+                a side): the one-sided bear-off database (rolls to bear off, per side)
+``RACE``        no contact otherwise: no checker on a bar and the mover's rearmost checker
+                lower than the opponent's rearmost (in the mover's numbering)
+``CRASHED``     contact, and one side's board has crashed: as GNU Backgammon classifies it,
+                a side counts its checkers still in play (points and bar, not borne off);
+                with N = 6 it has crashed when that count is ≤ N, or ≤ N + (the checkers on
+                its 1-point) when more than one is there (also when, with more than one on
+                each of its 1- and 2-points, the rest plus one is ≤ N), or otherwise
+                ≤ N + (the checkers on its 2-point − 1)
+``CONTACT``     every other position
+==============  ===========================================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+OVER, BEAROFF2, BEAROFF1, RACE, CRASHED, CONTACT = range(6)
+CLASS_NAMES = ("over", "bearoff2", "bearoff1", "race", "crashed", "contact")
+CRASHED_N = 6
+
+
+@njit(cache=True)
+def _crashed(b) -> bool:
+    """Whether the positive side of ``b`` (its own numbering) has crashed (see the table)."""
+    tot = 0
+    for p in range(1, 26):
+        if b[p] > 0:
+            tot += b[p]
+    one = b[1] if b[1] > 0 else 0
+    two = b[2] if b[2] > 0 else 0
+    if tot <= CRASHED_N:
+        return True
+    if one > 1:
+        if tot <= CRASHED_N + one:
+            return True
+        return two > 1 and 1 + tot - (one + two) <= CRASHED_N
+    return tot <= CRASHED_N + (two - 1)
+
+
+@njit(cache=True)
+def _classify_one(b) -> int:
+    mine = 0
+    theirs = 0
+    my_rear = 0
+    opp_rear = 25
+    for p in range(0, 26):
+        if b[p] > 0:
+            mine += b[p]
+            my_rear = p
+        elif b[p] < 0:
+            theirs -= b[p]
+            if p < opp_rear:
+                opp_rear = p
+    if mine == 0 or theirs == 0:
+        return OVER
+    if b[25] == 0 and b[0] == 0 and my_rear < opp_rear:
+        if my_rear <= 6 and opp_rear >= 19:
+            return BEAROFF2 if mine <= 6 and theirs <= 6 else BEAROFF1
+        return RACE
+    if _crashed(b):
+        return CRASHED
+    fb = np.empty(26, np.int8)
+    for i in range(26):
+        fb[i] = -b[25 - i]
+    return CRASHED if _crashed(fb) else CONTACT
+
+
+@njit(cache=True)
+def _classify(boards, out):
+    for n in range(boards.shape[0]):
+        out[n] = _classify_one(boards[n])
+
+
+def classify(boards: np.ndarray) -> np.ndarray:
+    """The class of each board (N, 26) → (N,) int8, codes as :data:`CLASS_NAMES`."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    if boards.ndim == 1:
+        boards = boards[None, :]
+    out = np.empty(boards.shape[0], np.int8)
+    _classify(boards, out)
+    return out

@@ -1,0 +1,304 @@
+"""Expert features of a contact position, compiled with numba.
+
+Every kernel reads a board ``b`` (26 int8, :mod:`engine.position` layout) and describes
+the side with **positive** counts ("S"), which moves from 24 towards 1 and has its bar at
+index 25. The other side (negative counts) moves upwards from its bar at index 0. To
+describe the other side, call the same kernel on the flipped board.
+
+The features, their definitions and their scaling are listed in the encoding table of
+:mod:`models.encoding`; each has a hand-worked unit test in ``tests/models``.
+
+Rolls are indexed as :data:`engine.dice.ALL_ROLLS` (``r = h(h-1)/2 + l - 1`` for high
+die ``h`` and low die ``l``); a set of rolls is a 21-bit mask.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+
+ROLLS = ROLL_ARRAY.astype(np.int64)
+WEIGHTS = ROLL_WEIGHTS.astype(np.float64)
+
+
+@njit(cache=True)
+def roll_index(h: int, l: int) -> int:
+    """Index in :data:`engine.dice.ALL_ROLLS` of the roll with dice ``h >= l``."""
+    return h * (h - 1) // 2 + l - 1
+
+
+def _shot_tables():
+    """Per distance: the rolls that cover it directly, as a sum, or as a multiple of a double."""
+    direct = np.zeros(7, np.int64)
+    sums = -np.ones((25, 3), np.int64)
+    dbls = -np.ones((25, 3, 3), np.int64)  # (roll index, die, k)
+    for r, (h, l) in enumerate(ROLLS.tolist()):
+        direct[h] |= 1 << r
+        direct[l] |= 1 << r
+        if h != l:
+            row = sums[h + l]
+            row[list(row).index(-1)] = r
+        else:
+            for k in range(2, 5):
+                row = dbls[k * h]
+                m = [x[0] for x in row].index(-1)
+                row[m] = (r, h, k)
+    return direct, sums, dbls
+
+
+DIRECT, SUMS, DBLS = _shot_tables()
+
+
+@njit(cache=True)
+def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls):
+    """The rolls with which the negative side can hit S's blot on point ``j``.
+
+    Direct shots (one die), combined shots (both dice; the intermediate point must not be
+    held by S) and doubles (up to four steps, each intermediate point open). A hitter
+    with checkers on the bar must enter them first: with one on the bar it may enter and
+    then hit with the other die (or, with a double, with the remaining steps).
+    """
+    mask = np.int64(0)
+    for i in range(0, j):
+        if i == 0:
+            if on_bar == 0:
+                continue
+        elif b[i] >= 0:
+            continue
+        dist = j - i
+        if i == 0 or on_bar == 0:
+            # the hitter moves freely (a bar checker, when it is the only one, may go on)
+            if dist <= 6:
+                mask |= direct[dist]
+            if i == 0 and on_bar >= 2:
+                maxk = 5 - on_bar
+            else:
+                maxk = 4
+                for s in range(3):
+                    r = sums[dist, s]
+                    if r < 0:
+                        break
+                    if b[i + rolls[r, 0]] < 2 or b[i + rolls[r, 1]] < 2:
+                        mask |= np.int64(1) << r
+        else:
+            # one or more of its checkers wait on the bar: enter first, then hit
+            maxk = 4 - on_bar
+            if on_bar == 1 and dist <= 6:
+                for e in range(1, 7):
+                    if e != dist and b[e] < 2:
+                        h = dist if dist > e else e
+                        lo = e if dist > e else dist
+                        mask |= np.int64(1) << (h * (h - 1) // 2 + lo - 1)
+        for s in range(3):
+            r = dbls[dist, s, 0]
+            if r < 0:
+                break
+            d = dbls[dist, s, 1]
+            k = dbls[dist, s, 2]
+            if k > maxk:
+                continue
+            if i != 0 and on_bar > 0 and b[d] >= 2:
+                continue
+            ok = True
+            for m in range(1, k):
+                if b[i + m * d] >= 2:
+                    ok = False
+                    break
+            if ok:
+                mask |= np.int64(1) << r
+        if i != 0 and on_bar > 0 and dist <= 6:
+            # doubles: enter with d, then hit directly with d
+            if b[dist] < 2 and on_bar <= 3:
+                mask |= np.int64(1) << (dist * (dist - 1) // 2 + dist - 1)
+    return mask
+
+
+@njit(cache=True)
+def hit_features(b, weights, direct, sums, dbls, rolls, out):
+    """Shots at S's blots: ``out[0..2]`` = (P1, P2, pip loss).
+
+    * P1: share of the 36 rolls that hit at least one blot of S;
+    * P2: share of the rolls that can hit two or more different blots (each of them, not
+      necessarily both with one roll);
+    * pip loss: the mean over the 36 rolls of the pips S loses to the most damaging hit
+      the roll allows (a blot on point ``j`` hit loses ``25 - j`` pips), in pips.
+    """
+    on_bar = -b[0]
+    any_hit = np.int64(0)
+    two_hit = np.int64(0)
+    loss = 0.0
+    # blots from the 1-point up: a later (higher) blot never costs more pips when hit
+    for j in range(1, 25):
+        if b[j] != 1:
+            continue
+        m = _blot_mask(b, j, on_bar, direct, sums, dbls, rolls)
+        two_hit |= any_hit & m
+        fresh = m & ~any_hit
+        any_hit |= m
+        if fresh:
+            for r in range(21):
+                if (fresh >> r) & 1:
+                    loss += weights[r] * (25 - j)
+    p1 = 0.0
+    p2 = 0.0
+    for r in range(21):
+        if (any_hit >> r) & 1:
+            p1 += weights[r]
+        if (two_hit >> r) & 1:
+            p2 += weights[r]
+    out[0] = p1
+    out[1] = p2
+    out[2] = loss
+
+
+@njit(cache=True)
+def _escape_table(rolls, weights):
+    """Escape chance for each 12-bit pattern of blocked points ahead of a checker.
+
+    Bit ``k`` set: the point ``k + 1`` pips ahead is held by the other side. A roll
+    escapes when one checker can move, landing only on open points, to a point beyond
+    the farthest blocked point of the pattern. No blocked point: 1.
+    """
+    table = np.zeros(4096, np.float64)
+    for mask in range(4096):
+        far = 0
+        for k in range(12):
+            if mask & (1 << k):
+                far = k + 1
+        if far == 0:
+            table[mask] = 1.0
+            continue
+        total = 0.0
+        for r in range(21):
+            h = rolls[r, 0]
+            lo = rolls[r, 1]
+            ok = False
+            if h == lo:
+                pos = 0
+                for _ in range(4):
+                    pos += h
+                    if pos <= 12 and mask & (1 << (pos - 1)):
+                        break
+                    if pos > far:
+                        ok = True
+                        break
+            else:
+                for first in range(2):
+                    a = h if first == 0 else lo
+                    c = lo if first == 0 else h
+                    if mask & (1 << (a - 1)):
+                        continue
+                    if a > far:
+                        ok = True
+                        break
+                    pos = a + c
+                    if pos > far and (pos > 12 or not mask & (1 << (pos - 1))):
+                        ok = True
+                        break
+            if ok:
+                total += weights[r]
+        table[mask] = total
+    return table
+
+
+ESCAPE_TABLE = _escape_table(ROLLS, WEIGHTS)
+
+
+@njit(cache=True)
+def escape_from(b, p, table):
+    """Share of rolls with which S's checker on point ``p`` (25 = the bar) escapes past the
+    points the other side holds in the 12 points in front of it, counting only points
+    outside S's home board (the other side's anchors there block nothing to escape)."""
+    mask = 0
+    for k in range(12):
+        q = p - 1 - k
+        if q < 7:
+            break
+        if b[q] <= -2:
+            mask |= 1 << k
+    return table[mask]
+
+
+@njit(cache=True)
+def contact_features(b, table, out):
+    """The positional features of S other than the shots; see :data:`CONTACT_FEATURES`."""
+    n = b  # S's checkers are the positive counts; every use below tests n[p] > 0 first
+    rear = 0
+    for p in range(25, 0, -1):
+        if n[p] > 0:
+            rear = p
+            break
+    # the other side's rearmost checker, in S's numbering (0 = its bar)
+    opp_rear = 25
+    for i in range(0, 25):
+        if b[i] < 0:
+            opp_rear = i
+            break
+    # bar entry: points of the other side's home board (19-24 here) it holds
+    closed = 0
+    for p in range(19, 25):
+        if b[p] <= -2:
+            closed += 1
+    out[0] = (closed / 6.0) ** 2 if n[25] > 0 else 0.0
+    # escape of the rearmost checker, and how well S's checkers back there are contained
+    out[1] = escape_from(b, rear, table) if rear >= 1 else 1.0
+    worst = 1.0
+    for p in range(16, 26):
+        e = escape_from(b, p, table)
+        if e < worst:
+            worst = e
+    out[2] = 1.0 - worst
+    # mobility: (point, die) pairs S can play, the bar only while a checker is on it
+    mob = 0
+    for d in range(1, 7):
+        if n[25] > 0:
+            if b[25 - d] >= -1:
+                mob += 1
+            continue
+        for p in range(d + 1, 25):
+            if n[p] > 0 and b[p - d] >= -1:
+                mob += 1
+    out[3] = mob / 36.0
+    # timing: pips needed to bring every checker into the home board
+    outside = 0
+    for p in range(7, 26):
+        if n[p] > 0:
+            outside += n[p] * (p - 6)
+    out[4] = outside / 100.0
+    # anchors: the deepest and the most advanced point held in the other side's half
+    back_anchor = 0
+    for p in range(24, 18, -1):
+        if n[p] >= 2:
+            back_anchor = p
+            break
+    out[5] = (back_anchor - 18) / 6.0 if back_anchor else 0.0
+    fwd = 0
+    for p in range(13, 25):
+        if n[p] >= 2:
+            fwd = p
+            break
+    out[6] = (25 - fwd) / 12.0 if fwd else 0.0
+    # pips S must move to pass the other side's rearmost checker (break contact)
+    brk = 0
+    for p in range(opp_rear + 1, 26):
+        if n[p] > 0:
+            brk += n[p] * (p - opp_rear)
+    out[7] = brk / 152.0
+    # S's points on the six points in front of the other side's rearmost checker
+    blk = 0
+    if opp_rear < 25:
+        for p in range(opp_rear + 1, min(opp_rear + 6, 24) + 1):
+            if n[p] >= 2:
+                blk += 1
+    out[8] = blk / 6.0
+    # back game: two or more anchors in the other side's home board, or one
+    anchors = 0
+    back = n[25]
+    for p in range(19, 25):
+        if n[p] > 0:
+            back += n[p]
+        if n[p] >= 2:
+            anchors += 1
+    out[9] = (back - 3) / 4.0 if anchors >= 2 and back > 3 else 0.0
+    out[10] = back / 8.0 if anchors == 1 else 0.0
