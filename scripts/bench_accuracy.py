@@ -20,7 +20,10 @@ best response`` (doubler's view), summed per position. Players: Tabla at ply 0 a
 gnubg-nn 0-ply probabilities through the same Janowski formulas, and a pip-count rule
 (double with a lead of 8% of one's pip count or more, take with a deficit up to 12%).
 
-Figures: mean equity lost per decision × 1000 (lower is better).
+Figures: mean equity lost per decision × 1000 (lower is better), over all decisions and
+per position class of the position before the roll (:mod:`engine.classes`: contact,
+crashed, race with the bear-offs folded in); cube errors split into the doubling error
+(the doubler's action) and the take error (the response), each per position.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ import time
 
 import numpy as np
 
+from engine.classes import BEAROFF1, BEAROFF2, CLASS_NAMES, classify
 from engine.cube import MONEY, cube_efficiency, cubeful_equity
 from engine.evaluator import cubeless_equity, terminal_probs
 from engine.movegen import legal_results
@@ -101,14 +105,18 @@ def money_cube_values(probs: np.ndarray, board: np.ndarray) -> tuple[float, floa
     return nd, dt, 1.0
 
 
-def cube_error(ref: tuple[float, float, float], doubles: bool, takes: bool) -> float:
-    """Equity lost (reference values) by a doubling action and a response."""
+def cube_error(ref: tuple[float, float, float], doubles: bool, takes: bool) -> tuple[float, float]:
+    """Equity lost (reference values) by a doubling action and by a response: (double, take)."""
     nd, dt, dp = ref
     response = min(dt, dp)
     proper = max(nd, response)
-    err = proper - (response if doubles else nd)
-    err += (dt if takes else dp) - response
-    return err
+    return proper - (response if doubles else nd), (dt if takes else dp) - response
+
+
+def report_class(board: np.ndarray) -> str:
+    """The class a decision is reported under: bear-offs count as races."""
+    c = int(classify(board)[0])
+    return "race" if c in (BEAROFF1, BEAROFF2) else CLASS_NAMES[c]
 
 
 def pip_rule(board: np.ndarray) -> tuple[bool, bool]:
@@ -138,7 +146,10 @@ def run(args: argparse.Namespace) -> int:
     play_loss = {p: [] for p in players}
     cube_players = ["tabla_ply0", "tabla_ply1", "gnubg_0ply", "pip_rule"]
     cube_loss = {p: [] for p in cube_players}
+    take_loss = {p: [] for p in cube_players}
+    classes: list[str] = []
     for board, (d1, d2) in decisions:
+        classes.append(report_class(board))
         children = legal_results(board, d1, d2)
         keys = [c.tobytes() for c in children]
         choice = {}
@@ -157,14 +168,20 @@ def run(args: argparse.Namespace) -> int:
 
         # money cube decision, centred cube, before the roll
         ref_cube = money_cube_values(gnubg_probs(board, 2), board)
+        actions = {}
         for p, ply in (("tabla_ply0", 0), ("tabla_ply1", 1)):
             dec = engine.cube(Position.from_array(board), ply=ply).decision
-            cube_loss[p].append(cube_error(ref_cube, dec.double, dec.take))
+            actions[p] = (dec.double, dec.take)
         g0 = money_cube_values(gnubg_probs(board, 0), board)
-        g_double = min(g0[1], g0[2]) > g0[0]
-        cube_loss["gnubg_0ply"].append(cube_error(ref_cube, g_double, g0[1] <= g0[2]))
-        cube_loss["pip_rule"].append(cube_error(ref_cube, *pip_rule(board)))
+        actions["gnubg_0ply"] = (min(g0[1], g0[2]) > g0[0], g0[1] <= g0[2])
+        actions["pip_rule"] = pip_rule(board)
+        for p, (doubles, takes) in actions.items():
+            de, te = cube_error(ref_cube, doubles, takes)
+            cube_loss[p].append(de)
+            take_loss[p].append(te)
     elapsed = time.perf_counter() - t0
+    cls = np.array(classes)
+    names = [c for c in ("contact", "crashed", "race") if (cls == c).any()]
     fig = {
         "evaluator": described,
         "seed": args.seed,
@@ -172,7 +189,15 @@ def run(args: argparse.Namespace) -> int:
         "reference": "gnubg-nn 2-ply",
         "play_mEMG_lost_per_decision": {p: round(1000 * float(np.mean(v)), 2) for p, v in play_loss.items()},
         "play_blunder_rate_over_0.08": {p: round(float(np.mean(np.array(v) > 0.08)), 4) for p, v in play_loss.items()},
-        "cube_mEMG_lost_per_decision": {p: round(1000 * float(np.mean(v)), 2) for p, v in cube_loss.items()},
+        "decisions_by_class": {c: int((cls == c).sum()) for c in names},
+        "play_mEMG_by_class": {
+            p: {c: round(1000 * float(np.mean(np.array(v)[cls == c])), 2) for c in names} for p, v in play_loss.items()
+        },
+        "cube_mEMG_lost_per_decision": {
+            p: round(1000 * float(np.mean(np.array(v) + np.array(take_loss[p]))), 2) for p, v in cube_loss.items()
+        },
+        "cube_double_mEMG": {p: round(1000 * float(np.mean(v)), 2) for p, v in cube_loss.items()},
+        "cube_take_mEMG": {p: round(1000 * float(np.mean(v)), 2) for p, v in take_loss.items()},
         "seconds": round(elapsed, 1),
     }
     if args.json:
@@ -180,11 +205,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"tabla bench accuracy: {len(decisions)} non-forced decisions from gnubg-nn 0-ply self-play "
           f"(seed {args.seed}); reference gnubg-nn 2-ply; evaluator: {described}")
-    print("  plays: equity lost per decision x1000 (blunders > 0.08)")
+    print("  plays: equity lost per decision x1000 (blunders > 0.08), and per class")
+    print(f"    {'':<12s} {'all':>8s}  {'':9s}" + "".join(f"{c:>9s}" for c in names))
+    print(f"    {'decisions':<12s} {len(decisions):8d}  {'':9s}" + "".join(f"{fig['decisions_by_class'][c]:9d}" for c in names))
     for p in players:
-        print(f"    {p:<12s} {fig['play_mEMG_lost_per_decision'][p]:8.2f}   ({100 * fig['play_blunder_rate_over_0.08'][p]:.1f}%)")
-    print("  money cube decisions (centred cube): equity lost per position x1000")
+        by = fig["play_mEMG_by_class"][p]
+        print(f"    {p:<12s} {fig['play_mEMG_lost_per_decision'][p]:8.2f}  ({100 * fig['play_blunder_rate_over_0.08'][p]:5.1f}%)"
+              + "".join(f"{by[c]:9.2f}" for c in names))
+    print("  money cube decisions (centred cube): equity lost per position x1000: total = double + take")
     for p in cube_players:
-        print(f"    {p:<12s} {fig['cube_mEMG_lost_per_decision'][p]:8.2f}")
+        print(f"    {p:<12s} {fig['cube_mEMG_lost_per_decision'][p]:8.2f} = {fig['cube_double_mEMG'][p]:.2f} + {fig['cube_take_mEMG'][p]:.2f}")
     print(f"  ({elapsed:.0f} s)")
     return 0

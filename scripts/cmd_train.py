@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from scripts.tabla import CliError
-from training.config import TrainConfig
+from training.config import RefineConfig, TrainConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-minutes", type=float, default=d.eval_minutes)
     parser.add_argument("--eval-games", type=int, default=d.eval_games)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--stage", choices=("td", "refine"), default="td",
+                        help="td: TD(lambda) self-play (default); refine: supervised learning on labels from "
+                             "Tabla's own 2-ply search, starting from --resume (see RefineConfig)")
+    r = RefineConfig()
+    parser.add_argument("--refine-lr", type=float, default=r.lr, help=f"refine: Adam learning rate (default {r.lr})")
+    parser.add_argument("--candidates", type=int, default=r.candidates,
+                        help=f"refine: results per decision searched deeper (default {r.candidates})")
+    parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
+                        help=f"refine: chance of labelling a decision the deeper search agrees with (default {r.keep_agreed})")
+    parser.add_argument("--buffer", type=int, default=r.buffer_positions,
+                        help=f"refine: labelled positions kept for training (default {r.buffer_positions})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--workers, --parallel-games, --batch-size and --hidden must be at least 1")
     if not 0.0 <= args.lam <= 1.0:
         raise CliError("--lam must be between 0 and 1")
+    if args.stage == "refine":
+        return _refine(args)
     cfg = TrainConfig(
         hidden=args.hidden, lam=args.lam, lr=args.lr, lr_final=args.lr_final, lr_decay_games=args.lr_decay_games,
         batch_size=args.batch_size, parallel_games=args.parallel_games, workers=args.workers,
@@ -51,4 +64,21 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.INFO)
     st = train(cfg, args.out, games=args.games, minutes=args.minutes, resume=args.resume, progress=not args.no_progress)
     print(f"trained to {st.games} games in {st.wall_seconds / 60:.1f} min; checkpoint {args.out / 'latest.pt'}")
+    return 0
+
+
+def _refine(args: argparse.Namespace) -> int:
+    from training.refine import refine
+
+    if args.resume is None or args.minutes is None:
+        raise CliError("--stage refine needs --resume CHECKPOINT.pt and --minutes")
+    if args.candidates < 2 or not 0.0 <= args.keep_agreed <= 1.0 or args.buffer < args.batch_size:
+        raise CliError("--candidates must be at least 2, --keep-agreed between 0 and 1, --buffer at least --batch-size")
+    cfg = RefineConfig(lr=args.refine_lr, batch_size=args.batch_size, candidates=args.candidates,
+                       keep_agreed=args.keep_agreed, buffer_positions=args.buffer, parallel_games=args.parallel_games,
+                       checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
+                       eval_games=args.eval_games, seed=args.seed)
+    logging.getLogger().setLevel(logging.INFO)
+    refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
+    print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")
     return 0

@@ -46,3 +46,48 @@ class TrainConfig:
         """The learning rate after ``games`` games."""
         f = min(1.0, games / max(1, self.lr_decay_games))
         return self.lr * (self.lr_final / self.lr) ** f
+
+
+@dataclass
+class RefineConfig:
+    """Supervised refinement of trained class nets on labels from Tabla's own search.
+
+    Rounds alternate two phases. *Generate*: ``parallel_games`` self-play games advance
+    ``steps_per_round`` plies with the current nets at 1 ply; at each decision the
+    ``candidates`` best results by the nets are valued again one ply deeper (the 21 rolls
+    of the player to move next and his best reply: Tabla's 2-ply play value). Where the
+    deeper search picks another play than the nets (a *disputed* decision), every
+    candidate is labelled; elsewhere only the chosen result, with probability
+    ``keep_agreed``. *Train*: ``train_steps`` Adam steps on batches drawn from the last
+    ``buffer_positions`` labelled positions, each position teaching the net of its class.
+    """
+
+    lr: float = 2e-4
+    """Adam learning rate."""
+    batch_size: int = 512
+    """Positions per gradient step."""
+    parallel_games: int = 256
+    """Self-play games advanced together while generating."""
+    steps_per_round: int = 24
+    """Plies each game advances per generation phase."""
+    candidates: int = 4
+    """Results per decision valued by the deeper search."""
+    keep_agreed: float = 0.15
+    """Chance of labelling the chosen result of a decision the deeper search agrees with."""
+    epsilon: float = 0.05
+    """Chance of playing the second-best result instead (reaches positions the nets avoid)."""
+    train_steps: int = 64
+    """Gradient steps per round."""
+    buffer_positions: int = 400_000
+    """Labelled positions kept for training (the most recent)."""
+    checkpoint_minutes: float = 5.0
+    """Minutes between checkpoints."""
+    eval_minutes: float = 10.0
+    """Minutes between strength checks against pubeval (0 = never)."""
+    eval_games: int = 400
+    """Games of each strength check."""
+    seed: int = 1
+    """Seed of all randomness."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,46 @@
+"""Values of many positions one ply deeper than the nets: the labels of refinement.
+
+``ply1_probs(evaluate, boards)`` is the 1-ply evaluation of each position before its roll
+(``../shared/PROTOCOL.md``): for each of the 21 rolls the best play by cubeless equity
+of the evaluator's values of the results, the probabilities after it, averaged with the
+rolls' weights. All positions × 21 rolls go through one move generation and one
+``evaluate`` call.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.batch import result_points, segment_argmax
+from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+from engine.evaluator import cubeless_equity, flip_probs
+from engine.movegen import children_batch
+from engine.position import flip_array
+from training.selfplay import loser_probs
+
+NUM_ROLLS = len(ROLL_WEIGHTS)
+
+
+def after_play_probs(evaluate, children: np.ndarray) -> np.ndarray:
+    """Probabilities for the opponent (on roll next) of results in the mover's view."""
+    pts = result_points(children)
+    probs = np.empty((len(children), 5), np.float32)
+    live = pts == 0
+    if live.any():
+        probs[live] = evaluate(flip_array(children[live]))
+    if (~live).any():
+        probs[~live] = loser_probs(pts[~live])
+    return probs
+
+
+def ply1_probs(evaluate, boards: np.ndarray) -> np.ndarray:
+    """1-ply probabilities (N, 5) of positions ``boards`` (N, 26), player on roll."""
+    n = len(boards)
+    if n == 0:
+        return np.zeros((0, 5), np.float32)
+    rep = np.repeat(np.ascontiguousarray(boards, dtype=np.int8), NUM_ROLLS, axis=0)
+    dice = np.tile(ROLL_ARRAY.astype(np.int64), (n, 1))
+    children, offsets = children_batch(rep, dice)
+    opp = after_play_probs(evaluate, children)
+    idx = segment_argmax(-cubeless_equity(opp), offsets)
+    mine = flip_probs(opp[idx]).reshape(n, NUM_ROLLS, 5)
+    return np.einsum("nrk,r->nk", mine, ROLL_WEIGHTS).astype(np.float32)

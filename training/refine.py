@@ -1,0 +1,215 @@
+"""Refinement past the TD plateau: supervised learning on Tabla's own deeper search.
+
+See :class:`training.config.RefineConfig` for the rounds of generation and training.
+Every label comes from Tabla's own nets searched one ply deeper
+(:func:`training.labels.ply1_probs`); no outside engine is consulted. The run starts
+from a trained checkpoint, writes checkpoints of the same format (``latest.pt`` /
+``latest.npz``) with the stage recorded, logs to tensorboard and checks strength
+against pubeval as the TD trainer does.
+"""
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.batch import result_points
+from engine.classes import classify
+from engine.evaluator import cubeless_equity
+from engine.movegen import children_batch
+from engine.position import Position, flip_array
+from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
+from models.network import NetConfig
+from training.config import RefineConfig
+from training.labels import after_play_probs, ply1_probs
+from training.netset import TorchNets
+from training.selfplay import opening_dice
+from training.trainer import TrainState, _raise_interrupt, strength_check
+
+log = logging.getLogger(__name__)
+
+
+class LabelBuffer:
+    """The most recent labelled positions (a ring buffer)."""
+
+    def __init__(self, size: int) -> None:
+        self.boards = np.zeros((size, 26), np.int8)
+        self.targets = np.zeros((size, 5), np.float32)
+        self.size = size
+        self.count = 0  # labelled so far (also the write position modulo size)
+
+    def add(self, boards: np.ndarray, targets: np.ndarray) -> None:
+        for b, t in zip(boards, targets):
+            i = self.count % self.size
+            self.boards[i] = b
+            self.targets[i] = t
+            self.count += 1
+
+    def sample(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        idx = rng.integers(0, min(self.count, self.size), size=n)
+        return self.boards[idx], self.targets[idx]
+
+
+class Generator:
+    """Self-play games at 1 ply that label disputed decisions with the deeper search."""
+
+    def __init__(self, cfg: RefineConfig, rng: np.random.Generator) -> None:
+        self.cfg = cfg
+        self.rng = rng
+        self.boards = np.tile(Position.start().array(), (cfg.parallel_games, 1))
+        self.opening = np.ones(cfg.parallel_games, bool)
+        self.decisions = 0
+        self.disputed = 0
+
+    def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
+        """Advance every game one ply; return the labelled positions (opponent on roll)."""
+        cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
+        dice = rng.integers(1, 7, size=(n, 2))
+        if self.opening.any():
+            dice[self.opening] = opening_dice(rng, int(self.opening.sum()))
+        children, offsets = children_batch(self.boards, dice)
+        opp = after_play_probs(evaluate, children)
+        mover_eq = -cubeless_equity(opp)
+        cand_rows, cand_game = [], []
+        chosen = np.empty(n, np.int64)
+        for g in range(n):
+            a, b = offsets[g], offsets[g + 1]
+            order = a + np.argsort(-mover_eq[a:b], kind="stable")
+            pick = order[1] if len(order) > 1 and rng.random() < cfg.epsilon else order[0]
+            chosen[g] = pick
+            if len(order) > 1:
+                top = order[: cfg.candidates]
+                cand_rows.extend(top.tolist())
+                cand_game.extend([g] * len(top))
+        labels_b, labels_t = [], []
+        if cand_rows:
+            rows = np.array(cand_rows)
+            games = np.array(cand_game)
+            res = children[rows]
+            live = result_points(res) == 0
+            deep = np.empty((len(rows), 5), np.float32)
+            deep[~live] = opp[rows[~live]]
+            deep[live] = ply1_probs(evaluate, flip_array(res[live]))
+            deep_eq = -cubeless_equity(deep)
+            for g in np.unique(games):
+                sel = np.flatnonzero(games == g)
+                self.decisions += 1
+                disputed = int(np.argmax(deep_eq[sel])) != 0
+                if disputed:
+                    self.disputed += 1
+                    keep = sel[live[sel]]
+                elif rng.random() < cfg.keep_agreed and live[sel[0]]:
+                    keep = sel[:1]
+                else:
+                    continue
+                labels_b.append(flip_array(res[keep]))
+                labels_t.append(deep[keep])
+        nxt = children[chosen]
+        done = result_points(nxt) > 0
+        self.boards = flip_array(nxt)
+        self.opening[:] = False
+        if done.any():
+            self.boards[done] = Position.start().array()
+            self.opening[done] = True
+        if not labels_b:
+            return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
+        return np.concatenate(labels_b), np.concatenate(labels_t)
+
+
+def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:
+    """Refine the nets of checkpoint ``resume`` for ``minutes``; checkpoints in ``out_dir``."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ck = load_checkpoint(resume)
+    if "nets" not in ck:
+        raise CheckpointError(f"{resume} holds one tabla-v1 net; refinement works on class-net sets")
+    bearoff = default_bearoff()
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, bearoff)
+    nets.load_state(ck["nets"])
+    state = TrainState(
+        games=int(ck.get("games", 0)), positions=int(ck.get("positions", 0)), wall_seconds=float(ck.get("wall_seconds", 0.0)),
+        metrics=dict(ck.get("metrics", {})), history=list(ck.get("history", [])), stages=list(ck.get("stages", [])),
+    )
+    labelled0 = int(ck.get("labelled", 0))
+    stage = {"stage": "refine", "games": state.games, "labelled": labelled0, "bearoff": bearoff is not None,
+             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": git_commit(), "refine_config": cfg.to_dict()}
+    state.stages.append(stage)
+    torch.set_num_threads(1)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng([cfg.seed, labelled0])
+    opts = {n: torch.optim.Adam(m.parameters(), lr=cfg.lr) for n, m in nets.modules.items()}
+    buf = LabelBuffer(cfg.buffer_positions)
+    gen = Generator(cfg, rng)
+    writer = SummaryWriter(log_dir=str(out_dir / "tb"))
+    t0 = time.time()
+    wall0 = state.wall_seconds
+    last_ckpt = last_eval = last_log = t0
+    losses: dict[str, list[float]] = {}
+
+    def checkpoint() -> None:
+        state.wall_seconds = wall0 + (time.time() - t0)
+        stage["labelled_here"] = buf.count
+        stage["decisions"] = gen.decisions
+        stage["disputed"] = gen.disputed
+        net_state = nets.state()
+        payload: dict[str, Any] = {
+            "nets": net_state, "games": state.games, "positions": state.positions, "labelled": labelled0 + buf.count,
+            "wall_seconds": state.wall_seconds, "metrics": state.metrics, "history": state.history, "stages": state.stages,
+            "train_config": ck.get("train_config", {}), "refine_config": cfg.to_dict(), "optimizer": [],
+        }
+        save_checkpoint(out_dir / "latest.pt", payload)
+        export_nets_npz(out_dir / "latest.npz",
+                        {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
+                        {"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": state.wall_seconds,
+                         "metrics": state.metrics})
+        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed)", buf.count, gen.decisions, gen.disputed)
+
+    previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        while time.time() - t0 < minutes * 60:
+            for _ in range(cfg.steps_per_round):
+                b, t = gen.step(nets.evaluate)
+                buf.add(b, t)
+            if buf.count < cfg.batch_size:
+                continue
+            for _ in range(cfg.train_steps):
+                b, t = buf.sample(rng, cfg.batch_size)
+                for name, (loss, rows) in nets.train_step(b, t, opts, cfg.lr).items():
+                    losses.setdefault(name, []).append(loss)
+            now = time.time()
+            if now - last_log >= 30:
+                step = labelled0 + buf.count
+                for name, v in losses.items():
+                    writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
+                share = gen.disputed / max(1, gen.decisions)
+                writer.add_scalar("refine/disputed_share", share, step)
+                writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
+                log.info("refine: %d labelled, %d decisions (%.1f%% disputed), loss %s", buf.count, gen.decisions,
+                         100 * share, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
+                losses = {}
+                last_log = now
+            if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
+                m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=labelled0 + buf.count)
+                for k, v in m.items():
+                    writer.add_scalar(k, v, labelled0 + buf.count)
+                state.metrics.update(m)
+                state.history.append({"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": wall0 + now - t0, **m})
+                log.info("strength at %d labelled: %s", labelled0 + buf.count, m)
+                last_eval = time.time()
+            if now - last_ckpt >= cfg.checkpoint_minutes * 60:
+                checkpoint()
+                last_ckpt = time.time()
+    except KeyboardInterrupt:
+        log.warning("interrupted: writing a final checkpoint")
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        checkpoint()
+        writer.close()
+    return state
