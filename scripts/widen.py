@@ -17,9 +17,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
     parser.add_argument("--out", type=Path, required=True, help="where to write the widened checkpoint")
     parser.add_argument("--seed", type=int, default=0, help="seed of the new units' initial weights")
+    parser.add_argument("--net", default="contact", help="which net of a class-net set to widen (default contact)")
     args = parser.parse_args(argv)
     try:
-        state = widen_state(load_checkpoint(args.checkpoint), args.hidden, args.seed)
+        state = widen_state(load_checkpoint(args.checkpoint), args.hidden, args.seed, args.net)
     except (CheckpointError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

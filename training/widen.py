@@ -16,8 +16,21 @@ from typing import Any
 from models.network import NetConfig, make_torch_net
 
 
-def widen_state(checkpoint: dict[str, Any], hidden: int, seed: int = 0) -> dict[str, Any]:
-    """A checkpoint payload with ``hidden`` units computing the same function as ``checkpoint``."""
+def widen_state(checkpoint: dict[str, Any], hidden: int, seed: int = 0, net: str = "contact") -> dict[str, Any]:
+    """A checkpoint payload with ``hidden`` units computing the same function as ``checkpoint``.
+
+    In a class-net set (format 2) the net named ``net`` is widened, the others are kept.
+    """
+    if "nets" in checkpoint:
+        if net not in checkpoint["nets"]:
+            raise ValueError(f"no net {net!r} in the checkpoint (nets: {', '.join(checkpoint['nets'])})")
+        one = {**{k: v for k, v in checkpoint.items() if k != "nets"}, **checkpoint["nets"][net]}
+        wide = widen_state(one, hidden, seed)
+        nets = dict(checkpoint["nets"])
+        nets[net] = {"net_config": wide.pop("net_config"), "weights": wide.pop("weights")}
+        wide["nets"] = nets
+        wide["widened_from"] = {**wide["widened_from"], "net": net}
+        return wide
     import torch
 
     old_cfg = NetConfig(**checkpoint["net_config"])

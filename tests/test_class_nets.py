@@ -1,0 +1,98 @@
+"""Class nets: one evaluator over the contact, crashed and race nets; their checkpoints;
+the refinement stage and its deeper-search labels."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine.classes import CONTACT, CRASHED, RACE, classify
+from engine.randpos import random_game_positions
+from engine.search import Search
+from models.checkpoint import CheckpointError, export_nets_npz, load_evaluator, load_nets
+from models.multinet import ClassNets, over_probs
+from models.network import NumpyNet
+from training.config import TrainConfig
+from training.labels import ply1_probs
+
+torch = pytest.importorskip("torch")
+from training.netset import TorchNets, new_configs  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(__file__))
+
+
+def _nets(seed=0):
+    torch.manual_seed(seed)
+    tn = TorchNets(new_configs(TrainConfig(hidden=8, race_hidden=4)))
+    return tn, {n: NumpyNet(c, w) for n, (c, w) in tn.numpy_nets().items()}
+
+
+def test_each_position_is_valued_by_the_net_of_its_class():
+    tn, nets = _nets()
+    ev = ClassNets(nets)
+    boards = random_game_positions(np.random.default_rng(3), 3000)
+    cls = classify(boards)
+    got = ev.evaluate(boards)
+    for c, name in ((CONTACT, "contact"), (CRASHED, "crashed"), (RACE, "race")):
+        idx = np.flatnonzero(cls == c)
+        assert len(idx) > 10
+        assert np.allclose(got[idx], nets[name].evaluate(boards[idx]), atol=1e-6)
+    # the torch twin used in training gives the same numbers
+    assert np.allclose(tn.evaluate(boards), got, atol=1e-5)
+
+
+def test_finished_games_get_exact_probabilities():
+    lost_gammon = np.zeros(26, np.int8)
+    lost_gammon[6] = 15  # I am on roll with 15 checkers; the opponent has none left
+    lost_single = lost_gammon.copy()
+    lost_single[6] = 14
+    assert over_probs(np.stack([lost_gammon, lost_single])).tolist() == [[0, 0, 0, 1, 0], [0, 0, 0, 0, 0]]
+
+
+def test_a_net_set_round_trips_through_the_npz_export(tmp_path):
+    tn, nets = _nets(1)
+    export_nets_npz(tmp_path / "m.npz", tn.numpy_nets(), {"games": 5})
+    back, meta = load_nets(tmp_path / "m.npz")
+    assert sorted(back) == ["contact", "crashed", "race"] and meta["games"] == 5
+    boards = random_game_positions(np.random.default_rng(4), 500)
+    assert np.array_equal(load_evaluator(tmp_path / "m.npz").evaluate(boards), ClassNets(nets).evaluate(boards))
+
+
+def test_a_net_set_missing_a_net_is_refused_in_one_line(tmp_path):
+    tn, _ = _nets(2)
+    export_nets_npz(tmp_path / "m.npz", {k: v for k, v in tn.numpy_nets().items() if k != "race"}, {})
+    with pytest.raises(CheckpointError, match="missing nets: race"):
+        load_evaluator(tmp_path / "m.npz")
+
+
+def test_deeper_labels_equal_the_searchs_one_ply_position_value():
+    _, nets = _nets(3)
+    ev = ClassNets(nets)
+    boards = random_game_positions(np.random.default_rng(5), 40)
+    got = ply1_probs(ev.evaluate, boards)
+    s = Search(ev)
+    want = np.stack([s.evaluate_position(b, ply=1).probs.reshape(5) for b in boards])
+    assert np.allclose(got, want, atol=1e-5)
+
+
+def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path):
+    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", "16",
+            "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
+    r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(base + ["--stage", "refine", "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
+                               "--minutes", "0.3", "--buffer", "5000"], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    from models.checkpoint import load_checkpoint
+
+    ck = load_checkpoint(tmp_path / "rf" / "latest.pt")
+    assert ck["stages"][-1]["stage"] == "refine" and ck["labelled"] > 0 and ck["stages"][-1]["decisions"] > 0
+    before = load_checkpoint(tmp_path / "td" / "latest.pt")
+    assert not torch.equal(before["nets"]["contact"]["weights"]["fc1.weight"], ck["nets"]["contact"]["weights"]["fc1.weight"])
+
+
+def test_refine_needs_a_checkpoint_and_minutes(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--out", str(tmp_path), "--minutes", "1"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "--resume" in r.stderr
