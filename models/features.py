@@ -114,6 +114,24 @@ def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls):
     return mask
 
 
+def _chunk_counts():
+    """Ways out of 36 of each 7-roll chunk of a roll mask: ``[chunk, bits]``."""
+    t = np.zeros((3, 128), np.int64)
+    for c in range(3):
+        for m in range(128):
+            t[c, m] = sum(1 if ROLLS[7 * c + k, 0] == ROLLS[7 * c + k, 1] else 2 for k in range(7) if m >> k & 1)
+    return t
+
+
+CHUNK36 = _chunk_counts()
+
+
+@njit(cache=True)
+def _count36(mask):
+    """Ways out of 36 to roll one of the rolls in ``mask``."""
+    return CHUNK36[0, mask & 127] + CHUNK36[1, (mask >> 7) & 127] + CHUNK36[2, (mask >> 14) & 127]
+
+
 @njit(cache=True)
 def hit_features(b, weights, direct, sums, dbls, rolls, out):
     """Shots at S's blots: ``out[0..2]`` = (P1, P2, pip loss).
@@ -137,19 +155,14 @@ def hit_features(b, weights, direct, sums, dbls, rolls, out):
         fresh = m & ~any_hit
         any_hit |= m
         if fresh:
-            for r in range(21):
-                if (fresh >> r) & 1:
-                    loss += weights[r] * (25 - j)
+            loss += (25 - j) * _count36(fresh)
     p1 = 0.0
-    p2 = 0.0
     for r in range(21):
         if (any_hit >> r) & 1:
             p1 += weights[r]
-        if (two_hit >> r) & 1:
-            p2 += weights[r]
     out[0] = p1
-    out[1] = p2
-    out[2] = loss
+    out[1] = _count36(two_hit) / 36.0
+    out[2] = loss / 36.0
 
 
 @njit(cache=True)
@@ -242,12 +255,17 @@ def contact_features(b, table, out):
             closed += 1
     out[0] = (closed / 6.0) ** 2 if n[25] > 0 else 0.0
     # escape of the rearmost checker, and how well S's checkers back there are contained
-    out[1] = escape_from(b, rear, table) if rear >= 1 else 1.0
+    # mask(p): bit k set when point p - 1 - k (>= 7) is held by the other side
     worst = 1.0
-    for p in range(16, 26):
-        e = escape_from(b, p, table)
-        if e < worst:
-            worst = e
+    rear_escape = 1.0
+    mask = 0
+    for p in range(8, 26):
+        mask = ((mask << 1) | (1 if b[p - 1] <= -2 else 0)) & 4095
+        if p >= 16 and table[mask] < worst:
+            worst = table[mask]
+        if p == rear:
+            rear_escape = table[mask]
+    out[1] = rear_escape
     out[2] = 1.0 - worst
     # mobility: (point, die) pairs S can play, the bar only while a checker is on it
     mob = 0
