@@ -22,14 +22,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from models import DEFAULT_MODEL
-    from models.checkpoint import CheckpointError, load_npz
+    from models.checkpoint import CheckpointError, load_nets
     from training.config import TrainConfig
     from training.trainer import train
 
     hidden = args.hidden
     if hidden is None:
         try:
-            hidden = load_npz(DEFAULT_MODEL)[0].hidden
+            nets = load_nets(DEFAULT_MODEL)[0]
+            hidden = (nets.get("contact") or nets["all"])[0].hidden
         except CheckpointError:
             hidden = TrainConfig().hidden
     cfg = TrainConfig(hidden=hidden, workers=args.workers, seed=args.seed, eval_minutes=0, checkpoint_minutes=1e9)

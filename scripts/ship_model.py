@@ -19,8 +19,7 @@ import sys
 from pathlib import Path
 
 from models import DEFAULT_MODEL
-from models.checkpoint import CheckpointError, export_npz, load_checkpoint
-from models.network import NetConfig, NumpyNet
+from models.checkpoint import CheckpointError, export_nets_npz, load_checkpoint, load_evaluator, load_nets
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -35,10 +34,26 @@ def _cpu() -> str:
     return platform.processor() or "unknown"
 
 
+def _nets_text(nets: dict) -> str:
+    """``contact 242→128, ...`` from a stage's net configs."""
+    return ", ".join(f"{n} {c.get('inputs')}→{c.get('hidden')} ({c.get('encoding')})" for n, c in nets.items())
+
+
 def _stage_row(st: dict) -> str:
     """One line of the card's stage table from a trainer's stage record."""
     if "widened_from" in st:
         what = f"hidden layer widened from {st['widened_from']['hidden']} units (`python -m scripts.widen`), outputs unchanged"
+    elif st.get("stage") == "refine":
+        rc = st.get("refine_config", {})
+        what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "
+                f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
+                f"({int(st.get('disputed', 0)):,} disputed), {rc.get('candidates')} candidates per decision, Adam lr {rc.get('lr')}, "
+                f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
+    elif "nets" in st:
+        tc = st.get("train_config", {})
+        what = (f"TD(λ) self-play of the class nets {_nets_text(st['nets'])}, λ = {tc.get('lam')}, Adam lr {tc.get('lr')} → "
+                f"{tc.get('lr_final')} (log-linear over games 0-{tc.get('lr_decay_games', 0):,}), seed {tc.get('seed')}, bear-off "
+                f"databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     else:
         tc = st.get("train_config", {})
         what = (f"{st.get('hidden')} hidden units, λ = {tc.get('lam')}, Adam lr {tc.get('lr')} → {tc.get('lr_final')} "
@@ -64,9 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as exc:
         print(f"ship_model: error: {exc}", file=sys.stderr)
         return 2
-    config = NetConfig(**ck["net_config"])
-    weights = {k: v.numpy() for k, v in ck["weights"].items()}
-    net = NumpyNet(config, weights)
+    if "nets" not in ck:
+        print(f"ship_model: error: {args.checkpoint} holds one tabla-v1 net; ship a class-net set", file=sys.stderr)
+        return 2
+    nets, _ = load_nets(args.checkpoint)
+    net = load_evaluator(args.checkpoint)
     results = {}
     r = duel(EvaluatorPlayer(net), PubevalPlayer(), games=args.pubeval_games, seed=args.seed, workers=args.workers)
     results["pubeval"] = r
@@ -79,12 +96,13 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copyfile(args.checkpoint, MODELS / "tabla.pt.tmp")
         os.replace(MODELS / "tabla.pt.tmp", MODELS / "tabla.pt")
     strength = {k: {"ppg": round(v.ppg, 4), "ci95": round(v.ci95, 4), "games": v.n} for k, v in results.items()}
-    export_npz(DEFAULT_MODEL, config, weights, {"games": ck.get("games"), "wall_seconds": ck.get("wall_seconds"),
-                                                 "strength": strength, "git_commit": ck.get("git_commit")})
+    export_nets_npz(DEFAULT_MODEL, nets, {"games": ck.get("games"), "labelled": ck.get("labelled", 0),
+                                          "wall_seconds": ck.get("wall_seconds"), "strength": strength,
+                                          "git_commit": ck.get("git_commit")})
     tc = ck.get("train_config", {})
     hist = ck.get("history", [])
     hist_rows = "\n".join(
-        f"| {h['games']:,} | {h['wall_seconds'] / 3600:.2f} | {h.get('eval/ppg_vs_pubeval', float('nan')):+.3f} ± "
+        f"| {h['games']:,} | {int(h.get('labelled', 0)):,} | {h['wall_seconds'] / 3600:.2f} | {h.get('eval/ppg_vs_pubeval', float('nan')):+.3f} ± "
         f"{h.get('eval/ppg_vs_pubeval_ci95', float('nan')):.3f} |" for h in hist)
     stage_rows = "\n".join(_stage_row(st) for st in ck.get("stages", []))
     stages = ""
@@ -96,10 +114,12 @@ def main(argv: list[str] | None = None) -> int:
 
 | | |
 |---|---|
-| network | {config.inputs} inputs (`models/encoding.py`, {config.encoding}) → {config.hidden} sigmoid hidden → 5 conditional sigmoid outputs |
-| training | TD(λ) self-play, λ-return targets (λ = {tc.get('lam')}), Adam lr {tc.get('lr')} → {tc.get('lr_final')} over {tc.get('lr_decay_games', 0):,} games, batch {tc.get('batch_size')}, {tc.get('workers')} Hogwild workers × {tc.get('parallel_games')} parallel games, no exploration |
+| networks | one per position class (`engine/classes.py`, `models/multinet.py`): {_nets_text({n: c.to_dict() for n, (c, _) in nets.items()})}; each inputs → sigmoid hidden → 5 conditional sigmoid outputs (encodings in `models/encoding.py`) |
+| bear-offs | {'exact databases (`engine/bearoff.py`)' if getattr(net, 'bearoff', None) is not None else 'the race net (no database in this build)'} |
+| training | TD(λ) self-play, λ-return targets (λ = {tc.get('lam')}), Adam lr {tc.get('lr')} → {tc.get('lr_final')} over {tc.get('lr_decay_games', 0):,} games, batch {tc.get('batch_size')}, {tc.get('workers')} Hogwild workers × {tc.get('parallel_games')} parallel games; then the refinement stages listed below |
 | games trained | {int(ck.get('games', 0)):,} |
-| positions trained | {int(ck.get('positions', 0)):,} |
+| positions trained by TD | {int(ck.get('positions', 0)):,} |
+| positions labelled by Tabla's 2-ply search | {int(ck.get('labelled', 0)):,} |
 | wall time | {ck.get('wall_seconds', 0) / 3600:.2f} h |
 | machine | {os.cpu_count()} cores ({_cpu()}), no GPU, {platform.system()} {platform.machine()}, Python {platform.python_version()} |
 | trained at commit | {ck.get('git_commit', 'unknown')} |
@@ -117,8 +137,8 @@ Measured with `python -m scripts.ship_model --checkpoint {args.checkpoint} --pub
 {stages}
 ## Training history (periodic checks against pubeval, {tc.get('eval_games')} games each)
 
-| games | hours | ppg vs pubeval |
-|---|---|---|
+| games | labelled positions | hours | ppg vs pubeval |
+|---|---|---|---|
 {hist_rows}
 
 `models/tabla.pt` is the full training checkpoint (optimizer state included): resume with
