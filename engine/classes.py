@@ -34,14 +34,22 @@ CRASHED_N = 6
 
 
 @njit(cache=True)
-def _crashed(b) -> bool:
-    """Whether the positive side of ``b`` (its own numbering) has crashed (see the table)."""
+def _crashed(b, opponent: bool) -> bool:
+    """Whether a side of ``b`` has crashed (see the table): the mover, or the opponent
+    (read in its own numbering: its point p is index 25 - p, its counts negative)."""
     tot = 0
-    for p in range(1, 26):
-        if b[p] > 0:
-            tot += b[p]
-    one = b[1] if b[1] > 0 else 0
-    two = b[2] if b[2] > 0 else 0
+    for i in range(0, 26):
+        if opponent:
+            if b[i] < 0:
+                tot -= b[i]
+        elif b[i] > 0:
+            tot += b[i]
+    if opponent:
+        one = -b[24] if b[24] < 0 else 0
+        two = -b[23] if b[23] < 0 else 0
+    else:
+        one = b[1] if b[1] > 0 else 0
+        two = b[2] if b[2] > 0 else 0
     if tot <= CRASHED_N:
         return True
     if one > 1:
@@ -71,12 +79,7 @@ def _classify_one(b) -> int:
         if my_rear <= 6 and opp_rear >= 19:
             return BEAROFF2 if mine <= 6 and theirs <= 6 else BEAROFF1
         return RACE
-    if _crashed(b):
-        return CRASHED
-    fb = np.empty(26, np.int8)
-    for i in range(26):
-        fb[i] = -b[25 - i]
-    return CRASHED if _crashed(fb) else CONTACT
+    return CRASHED if _crashed(b, False) or _crashed(b, True) else CONTACT
 
 
 @njit(cache=True)
@@ -87,9 +90,8 @@ def _classify(boards, out):
 
 def classify(boards: np.ndarray) -> np.ndarray:
     """The class of each board (N, 26) → (N,) int8, codes as :data:`CLASS_NAMES`."""
-    boards = np.ascontiguousarray(boards, dtype=np.int8)
-    if boards.ndim == 1:
-        boards = boards[None, :]
+    if boards.dtype != np.int8 or not boards.flags.c_contiguous or boards.ndim != 2:
+        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
     out = np.empty(boards.shape[0], np.int8)
     _classify(boards, out)
     return out
