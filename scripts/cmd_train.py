@@ -74,7 +74,7 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError("--stage refine needs --resume CHECKPOINT.pt and --minutes")
     if args.candidates < 2 or not 0.0 <= args.keep_agreed <= 1.0 or args.buffer < args.batch_size:
         raise CliError("--candidates must be at least 2, --keep-agreed between 0 and 1, --buffer at least --batch-size")
-    cfg = RefineConfig(lr=args.refine_lr, batch_size=args.batch_size, candidates=args.candidates,
+    cfg = RefineConfig(lr=args.refine_lr, batch_size=args.batch_size, candidates=args.candidates, workers=args.workers,
                        keep_agreed=args.keep_agreed, buffer_positions=args.buffer, parallel_games=args.parallel_games,
                        checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
                        eval_games=args.eval_games, seed=args.seed)

@@ -52,14 +52,16 @@ class TrainConfig:
 class RefineConfig:
     """Supervised refinement of trained class nets on labels from Tabla's own search.
 
-    Rounds alternate two phases. *Generate*: ``parallel_games`` self-play games advance
-    ``steps_per_round`` plies with the current nets at 1 ply; at each decision the
-    ``candidates`` best results by the nets are valued again one ply deeper (the 21 rolls
-    of the player to move next and his best reply: Tabla's 2-ply play value). Where the
-    deeper search picks another play than the nets (a *disputed* decision), every
-    candidate is labelled; elsewhere only the chosen result, with probability
-    ``keep_agreed``. *Train*: ``train_steps`` Adam steps on batches drawn from the last
-    ``buffer_positions`` labelled positions, each position teaching the net of its class.
+    *Generate* (``workers`` processes, reading the shared weights as they change):
+    ``parallel_games`` self-play games advance ply by ply with the current nets at 1 ply;
+    at each decision the ``candidates`` best results by the nets are valued again one ply
+    deeper (the 21 rolls of the player to move next and his best reply: Tabla's 2-ply
+    play value). Where the deeper search picks another play than the nets (a *disputed*
+    decision), every candidate is labelled; elsewhere only the chosen result, with
+    probability ``keep_agreed``. Each ``steps_per_round`` plies a worker sends its labels.
+    *Train* (the main process): for every ``batch_size`` new labels, ``reuse`` Adam steps
+    on batches drawn from the last ``buffer_positions`` labelled positions, each position
+    teaching the net of its class.
     """
 
     lr: float = 2e-4
@@ -76,8 +78,10 @@ class RefineConfig:
     """Chance of labelling the chosen result of a decision the deeper search agrees with."""
     epsilon: float = 0.05
     """Chance of playing the second-best result instead (reaches positions the nets avoid)."""
-    train_steps: int = 64
-    """Gradient steps per round."""
+    reuse: float = 16.0
+    """Gradient steps per ``batch_size`` new labels (how often a label is used, on average)."""
+    workers: int = 2
+    """Label-generating worker processes."""
     buffer_positions: int = 400_000
     """Labelled positions kept for training (the most recent)."""
     checkpoint_minutes: float = 5.0

@@ -120,9 +120,31 @@ class Generator:
         return np.concatenate(labels_b), np.concatenate(labels_t)
 
 
+def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, stop) -> None:
+    """Worker: label positions with the shared nets until ``stop``; send them in chunks."""
+    import os
+
+    import torch
+
+    torch.set_num_threads(1)
+    parent = os.getppid()
+    gen = Generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
+    while not stop.is_set() and os.getppid() == parent:
+        bs, ts = [], []
+        d0, s0 = gen.decisions, gen.disputed
+        for _ in range(cfg.steps_per_round):
+            b, t = gen.step(nets.evaluate)
+            bs.append(b)
+            ts.append(t)
+        out_q.put((np.concatenate(bs), np.concatenate(ts), gen.decisions - d0, gen.disputed - s0))
+
+
 def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:
     """Refine the nets of checkpoint ``resume`` for ``minutes``; checkpoints in ``out_dir``."""
+    import queue
+
     import torch
+    import torch.multiprocessing as mp
     from torch.utils.tensorboard import SummaryWriter
 
     out_dir = Path(out_dir)
@@ -133,31 +155,37 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     bearoff = default_bearoff()
     nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, bearoff)
     nets.load_state(ck["nets"])
+    nets.share_memory()
     state = TrainState(
         games=int(ck.get("games", 0)), positions=int(ck.get("positions", 0)), wall_seconds=float(ck.get("wall_seconds", 0.0)),
         metrics=dict(ck.get("metrics", {})), history=list(ck.get("history", [])), stages=list(ck.get("stages", [])),
     )
     labelled0 = int(ck.get("labelled", 0))
     stage = {"stage": "refine", "games": state.games, "labelled": labelled0, "bearoff": bearoff is not None,
-             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": git_commit(), "refine_config": cfg.to_dict()}
+             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": git_commit(), "refine_config": cfg.to_dict(),
+             "labelled_here": 0, "decisions": 0, "disputed": 0}
     state.stages.append(stage)
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng([cfg.seed, labelled0])
     opts = {n: torch.optim.Adam(m.parameters(), lr=cfg.lr) for n, m in nets.modules.items()}
     buf = LabelBuffer(cfg.buffer_positions)
-    gen = Generator(cfg, rng)
+    ctx = mp.get_context("fork")
+    out_q = ctx.Queue(maxsize=64)
+    stop = ctx.Event()
+    procs = [ctx.Process(target=_generate, args=(w, nets, cfg, labelled0, out_q, stop), daemon=True) for w in range(cfg.workers)]
+    for p in procs:
+        p.start()
     writer = SummaryWriter(log_dir=str(out_dir / "tb"))
     t0 = time.time()
     wall0 = state.wall_seconds
     last_ckpt = last_eval = last_log = t0
     losses: dict[str, list[float]] = {}
+    owed = 0.0  # gradient steps earned by new labels and not yet taken
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
         stage["labelled_here"] = buf.count
-        stage["decisions"] = gen.decisions
-        stage["disputed"] = gen.disputed
         net_state = nets.state()
         payload: dict[str, Any] = {
             "nets": net_state, "games": state.games, "positions": state.positions, "labelled": labelled0 + buf.count,
@@ -169,29 +197,34 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                         {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
                         {"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": state.wall_seconds,
                          "metrics": state.metrics})
-        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed)", buf.count, gen.decisions, gen.disputed)
+        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed)", buf.count, stage["decisions"], stage["disputed"])
 
     previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         while time.time() - t0 < minutes * 60:
-            for _ in range(cfg.steps_per_round):
-                b, t = gen.step(nets.evaluate)
+            try:
+                b, t, dec, dis = out_q.get(timeout=1.0)
                 buf.add(b, t)
-            if buf.count < cfg.batch_size:
-                continue
-            for _ in range(cfg.train_steps):
-                b, t = buf.sample(rng, cfg.batch_size)
-                for name, (loss, rows) in nets.train_step(b, t, opts, cfg.lr).items():
+                stage["decisions"] += dec
+                stage["disputed"] += dis
+                owed += cfg.reuse * len(b) / cfg.batch_size
+            except queue.Empty:
+                if not all(p.is_alive() for p in procs):
+                    raise RuntimeError("a label worker died; see the log above") from None
+            while owed >= 1 and buf.count >= cfg.batch_size:
+                owed -= 1
+                bb, tt = buf.sample(rng, cfg.batch_size)
+                for name, (loss, rows) in nets.train_step(bb, tt, opts, cfg.lr).items():
                     losses.setdefault(name, []).append(loss)
             now = time.time()
             if now - last_log >= 30:
                 step = labelled0 + buf.count
                 for name, v in losses.items():
                     writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
-                share = gen.disputed / max(1, gen.decisions)
+                share = stage["disputed"] / max(1, stage["decisions"])
                 writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
-                log.info("refine: %d labelled, %d decisions (%.1f%% disputed), loss %s", buf.count, gen.decisions,
+                log.info("refine: %d labelled, %d decisions (%.1f%% disputed), loss %s", buf.count, stage["decisions"],
                          100 * share, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}
                 last_log = now
@@ -210,6 +243,11 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
         log.warning("interrupted: writing a final checkpoint")
     finally:
         signal.signal(signal.SIGTERM, previous_term)
+        stop.set()
+        for p in procs:
+            p.join(timeout=20)
+            if p.is_alive():
+                p.terminate()
         checkpoint()
         writer.close()
     return state
