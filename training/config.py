@@ -70,8 +70,8 @@ class RefineConfig:
     """Positions per gradient step."""
     parallel_games: int = 256
     """Self-play games advanced together while generating."""
-    steps_per_round: int = 24
-    """Plies each game advances per generation phase."""
+    steps_per_round: int = 4
+    """Plies each game advances between two sends of labels."""
     candidates: int = 4
     """Results per decision valued by the deeper search."""
     keep_agreed: float = 0.15
