@@ -106,15 +106,22 @@ def test_train_rejects_bad_arguments_with_one_line(tmp_path):
 def test_sigterm_stops_training_with_a_final_checkpoint(tmp_path):
     # a background job (nohup ... &) ignores SIGINT: SIGTERM must stop it just as cleanly
     cmd = [sys.executable, "-m", "scripts.tabla", "train", "--out", str(tmp_path), "--workers", "1", "--minutes", "5",
-           "--parallel-games", "16", "--batch-size", "128", "--checkpoint-minutes", "10", "--eval-minutes", "0",
+           "--parallel-games", "16", "--batch-size", "128", "--checkpoint-minutes", "0.05", "--eval-minutes", "0",
            "--no-progress"]
     p = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    time.sleep(12)
+    from models.checkpoint import CheckpointError, load_checkpoint
+
+    deadline = time.time() + 150  # games must have finished before the signal (slow on a loaded machine)
+    while time.time() < deadline:
+        time.sleep(2)
+        try:
+            if load_checkpoint(tmp_path / "latest.pt")["games"] > 0:
+                break
+        except CheckpointError:
+            pass
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=90)
     assert p.returncode == 0, err
-    from models.checkpoint import load_checkpoint
-
     ck = load_checkpoint(tmp_path / "latest.pt")
     assert ck["games"] > 0 and "final checkpoint" in err
 
