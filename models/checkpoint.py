@@ -201,9 +201,8 @@ def load_evaluator(path: str | Path):
 
 
 def default_bearoff():
-    """The bear-off databases when this Tabla has them, else ``None`` (nets value races)."""
-    try:
-        from engine import bearoff
-    except ImportError:
-        return None
-    return bearoff.default_database()
+    """The bear-off databases (:mod:`engine.bearoff`: the shipped one-sided file, the
+    two-sided one built into the user cache on first use)."""
+    from engine import bearoff
+
+    return bearoff.get_db()
