@@ -36,7 +36,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from engine.cube import CubeState, cube_efficiency, cubeful_equity
+from engine.bearoff import in_two_sided, two_sided_cubeful
+from engine.cube import CubeOwner, CubeState, cube_efficiency, cubeful_equity
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.evaluator import Evaluator, cubeless_equity, flip_probs, terminal_probs
 from engine.met import MatchEquityTable
@@ -90,8 +91,14 @@ class CubelessScorer:
         return -values
 
 
+_OWNER_COLUMN = {CubeOwner.CENTRE: 0, CubeOwner.PLAYER: 1, CubeOwner.OPPONENT: 2}
+"""Column of :func:`engine.bearoff.two_sided_cubeful` for each cube owner."""
+
+
 class CubefulScorer:
-    """Cubeful equity (money points or MWC) of :mod:`engine.cube` for a cube state."""
+    """Cubeful equity (money points or MWC) of :mod:`engine.cube` for a cube state; in a
+    money game, positions in the two-sided bear-off database's range get its exact
+    cubeful equity instead of Janowski's estimate."""
 
     def __init__(self, state: CubeState, met: MatchEquityTable | None = None) -> None:
         self.state = state
@@ -99,7 +106,15 @@ class CubefulScorer:
 
     def score(self, probs: np.ndarray, boards: np.ndarray, exact: bool = False) -> np.ndarray:
         x = 0.0 if exact else cube_efficiency(boards)
-        return np.atleast_1d(cubeful_equity(probs, self.state, x, self.met))
+        out = np.atleast_1d(cubeful_equity(probs, self.state, x, self.met))
+        if not exact and self.state.is_money and self.state.value < self.state.max_cube:
+            # short bear-offs: the exact money cubeful equities of the two-sided database
+            b = np.asarray(boards).reshape(-1, 26)
+            m = in_two_sided(b)
+            if m.any():
+                out = np.array(out, dtype=np.float64)
+                out[m] = two_sided_cubeful(b[m])[:, _OWNER_COLUMN[self.state.owner]] * self.state.value
+        return out
 
     def flip(self) -> "CubefulScorer":
         return CubefulScorer(self.state.flip(), self.met)

@@ -96,3 +96,19 @@ def test_refine_needs_a_checkpoint_and_minutes(tmp_path):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--out", str(tmp_path), "--minutes", "1"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--resume" in r.stderr
+
+
+def test_money_cube_decisions_in_short_bearoffs_use_the_exact_two_sided_values():
+    from engine import bearoff
+    from engine.api import Engine
+    from engine.position import Position
+
+    ev = ClassNets(_nets(4)[1], bearoff=bearoff.get_db())
+    b = np.zeros(26, np.int8)
+    b[[1, 3, 5, 6]] = [2, 1, 1, 1]       # me: 5 checkers home
+    b[[20, 22, 24]] = [-1, -2, -1]       # the opponent: 4 checkers home
+    centred, owned, opp_owns = bearoff.two_sided_cubeful(b[None])[0]
+    res = Engine(ev).cube(Position.from_array(b), ply=0)
+    assert res.decision.no_double == pytest.approx(centred, abs=1e-6)
+    # doubled, the opponent owns a cube at 2: twice the database's value per cube
+    assert res.decision.double_take == pytest.approx(2 * opp_owns, abs=1e-6)
