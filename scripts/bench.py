@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         module.add_arguments(p)
 
 
-POSITIVE = ("games", "positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden")
+POSITIVE = ("games", "positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden", "parallel_games")
 """Sizes a benchmark takes; each must be positive when given."""
 
 

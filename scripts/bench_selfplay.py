@@ -18,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to train")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--hidden", type=int, default=None, help="hidden units (default: the shipped model's)")
+    parser.add_argument("--parallel-games", type=int, default=None,
+                        help="games each worker plays at once (default: the trainer's)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
             hidden = (nets.get("contact") or nets["all"])[0].hidden
         except CheckpointError:
             hidden = TrainConfig().hidden
-    cfg = TrainConfig(hidden=hidden, workers=args.workers, seed=args.seed, eval_minutes=0, checkpoint_minutes=1e9)
+    extra = {} if args.parallel_games is None else {"parallel_games": args.parallel_games}
+    cfg = TrainConfig(hidden=hidden, workers=args.workers, seed=args.seed, eval_minutes=0, checkpoint_minutes=1e9, **extra)
     logging.getLogger().setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
         # a short warm-up so that numba's compiled kernels are loaded before timing
