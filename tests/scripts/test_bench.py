@@ -31,10 +31,12 @@ def test_bench_search_reports_every_rate_and_ratio_of_one_run():
     assert fig["pipe_failures"] == 0 and fig["positions_ply1"] == 8 and fig["positions_ply2"] == 2
     rates = [k for k in fig if k.endswith("_per_s")]
     assert len(rates) == 8 and all(fig[k] > 0 for k in rates)  # one CPU: Linux has affinity
+    # ratios are printed with 4 decimals: on a loaded machine they can be small
     assert fig["ratio_ply1_pipe_one_cpu_vs_gnubg0"] == pytest.approx(
-        fig["tabla_ply1_pipe_one_cpu_per_s"] / fig["gnubg_0ply_per_s"], rel=1e-3)
-    assert fig["ratio_ply1_pipe_vs_gnubg0"] == pytest.approx(fig["tabla_ply1_pipe_per_s"] / fig["gnubg_0ply_per_s"], rel=1e-3)
-    assert fig["ratio_ply2_vs_gnubg1"] == pytest.approx(fig["tabla_ply2_per_s"] / fig["gnubg_1ply_per_s"], rel=1e-3)
+        fig["tabla_ply1_pipe_one_cpu_per_s"] / fig["gnubg_0ply_per_s"], rel=1e-3, abs=5e-5)
+    assert fig["ratio_ply1_pipe_vs_gnubg0"] == pytest.approx(
+        fig["tabla_ply1_pipe_per_s"] / fig["gnubg_0ply_per_s"], rel=1e-3, abs=5e-5)
+    assert fig["ratio_ply2_vs_gnubg1"] == pytest.approx(fig["tabla_ply2_per_s"] / fig["gnubg_1ply_per_s"], rel=1e-3, abs=5e-5)
     assert fig["json_layer_share_of_ply1"] < 1 and fig["pipe_overhead_share_of_ply1"] < 1
 
 
