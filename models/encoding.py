@@ -67,7 +67,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from models.features import DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, hit_features
+from models.features import DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, hit_features, rearmost
 
 SIDE_INPUTS = 107
 NUM_INPUTS = 2 * SIDE_INPUTS + 2
@@ -142,16 +142,7 @@ def _flip_into(b, fb):
 @njit(cache=True)
 def _globals(b, row, k, pm, po):
     """Race flag and pip difference at ``row[k]``, ``row[k + 1]``."""
-    my_back = 0
-    for p in range(25, 0, -1):
-        if b[p] > 0:
-            my_back = p
-            break
-    opp_back = 25
-    for p in range(0, 25):
-        if b[p] < 0:
-            opp_back = p
-            break
+    my_back, opp_back = rearmost(b)
     row[k] = 1.0 if (my_back < opp_back and b[25] == 0 and b[0] == 0) else 0.0
     row[k + 1] = (po - pm) / 100.0
 

@@ -234,20 +234,27 @@ def escape_from(b, p, table):
 
 
 @njit(cache=True)
-def contact_features(b, table, out):
-    """The positional features of S other than the shots; see :data:`CONTACT_FEATURES`."""
-    n = b  # S's checkers are the positive counts; every use below tests n[p] > 0 first
+def rearmost(b):
+    """``(S's rearmost point or 0, the other side's rearmost point in S's numbering or 25)``;
+    25 is S's bar, 0 the other side's."""
     rear = 0
     for p in range(25, 0, -1):
-        if n[p] > 0:
+        if b[p] > 0:
             rear = p
             break
-    # the other side's rearmost checker, in S's numbering (0 = its bar)
     opp_rear = 25
     for i in range(0, 25):
         if b[i] < 0:
             opp_rear = i
             break
+    return rear, opp_rear
+
+
+@njit(cache=True)
+def contact_features(b, table, out):
+    """The positional features of S other than the shots (the encoding table's order)."""
+    n = b  # S's checkers are the positive counts; every use below tests n[p] > 0 first
+    rear, opp_rear = rearmost(b)
     # bar entry: points of the other side's home board (19-24 here) it holds
     closed = 0
     for p in range(19, 25):

@@ -5,7 +5,24 @@ from dataclasses import asdict, dataclass
 
 
 @dataclass
-class TrainConfig:
+class RunConfig:
+    """What every training stage has: checkpoints, strength checks and the seed."""
+
+    checkpoint_minutes: float = 5.0
+    """Minutes between checkpoints."""
+    eval_minutes: float = 10.0
+    """Minutes between strength checks against pubeval (0 = never)."""
+    eval_games: int = 400
+    """Games of each strength check (duplicate dice, so pairs)."""
+    seed: int = 1
+    """Seed of all randomness."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainConfig(RunConfig):
     """TD(λ) self-play settings."""
 
     hidden: int = 128
@@ -30,17 +47,6 @@ class TrainConfig:
     """Chance of a uniformly random play (exploration); the dice explore well on their own."""
     max_game_plies: int = 600
     """A game longer than this is abandoned without learning from it."""
-    checkpoint_minutes: float = 5.0
-    """Minutes between checkpoints."""
-    eval_minutes: float = 10.0
-    """Minutes between strength checks against pubeval (0 = never)."""
-    eval_games: int = 400
-    """Games of each strength check (duplicate dice, so pairs)."""
-    seed: int = 1
-    """Seed of all randomness."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def lr_at(self, games: int) -> float:
         """The learning rate after ``games`` games."""
@@ -49,7 +55,7 @@ class TrainConfig:
 
 
 @dataclass
-class RefineConfig:
+class RefineConfig(RunConfig):
     """Supervised refinement of trained class nets on labels from Tabla's own search.
 
     *Generate* (``workers`` processes, reading the shared weights as they change):
@@ -84,14 +90,3 @@ class RefineConfig:
     """Label-generating worker processes."""
     buffer_positions: int = 400_000
     """Labelled positions kept for training (the most recent)."""
-    checkpoint_minutes: float = 5.0
-    """Minutes between checkpoints."""
-    eval_minutes: float = 10.0
-    """Minutes between strength checks against pubeval (0 = never)."""
-    eval_games: int = 400
-    """Games of each strength check."""
-    seed: int = 1
-    """Seed of all randomness."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
