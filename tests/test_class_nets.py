@@ -56,7 +56,10 @@ def test_a_net_set_round_trips_through_the_npz_export(tmp_path):
     back, meta = load_nets(tmp_path / "m.npz")
     assert sorted(back) == ["contact", "crashed", "race"] and meta["games"] == 5
     boards = random_game_positions(np.random.default_rng(4), 500)
-    assert np.array_equal(load_evaluator(tmp_path / "m.npz").evaluate(boards), ClassNets(nets).evaluate(boards))
+    from engine import bearoff
+
+    loaded = load_evaluator(tmp_path / "m.npz")  # with the bear-off databases
+    assert np.array_equal(loaded.evaluate(boards), ClassNets(nets, bearoff=bearoff.get_db()).evaluate(boards))
 
 
 def test_a_net_set_missing_a_net_is_refused_in_one_line(tmp_path):
