@@ -19,7 +19,7 @@ from training.labels import ply1_probs
 torch = pytest.importorskip("torch")
 from training.netset import TorchNets, new_configs  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _nets(seed=0):
