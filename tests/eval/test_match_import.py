@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from eval.bots import PipCubeBot, PubevalBot
-from eval.mat import format_mat, read_mat, sorted_steps
+from eval.mat import format_mat, parse_mat as read_mat_text, read_mat, sorted_steps
 from eval.match import DiceSource, play_session
 from eval.replay import replay_match
 from eval.sgf import read_sgf
@@ -161,3 +161,14 @@ def test_the_valid_file_the_malformed_cases_come_from_is_analysed(tmp_path, caps
     f.write_text(_valid_mat())
     assert main(["analyse", str(f), "--ply", "1", "--no-luck", "--heuristic"]) == 0
     assert "Error rate mEMG per decision" in capsys.readouterr().out
+
+
+def test_a_game_that_ends_without_a_bear_off_imports_as_a_resignation_of_its_points():
+    # gnubg's .mat writes a resignation as the winner's "Wins N points" before any bear-off
+    lines = _valid_mat().splitlines()
+    g = lines.index(" Game 1")
+    text = "\n".join(lines[: g + 2] + lines[g + 2 : g + 7] + [" " * 33 + "Wins 2 points"]) + "\n"
+    replayed = replay_match(read_mat_text(text))
+    game = replayed.games[0]
+    assert game.points == 2 and replayed.score == (0, 2)
+    assert [(d.player, d.kind, d.level) for d in game.decisions if d.kind == "resign"] == [(0, "resign", 2)]
