@@ -23,7 +23,8 @@ import numpy as np
 
 from engine.cube import MONEY, CubeDecision, CubeState, decide, cash_value
 from engine.dice import Roll
-from engine.evaluator import Evaluator, cubeless_equity, probs_dict
+from engine.evaluator import Evaluator, probs_dict
+from engine.values import cubeless_equity
 from engine.ids import position_id
 from engine.met import MatchEquityTable
 from engine.movegen import legal_results_with_steps

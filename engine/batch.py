@@ -6,8 +6,12 @@ the bots then score the children and pick one per position with these kernels.
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 from numba import njit
+
+from engine.values import mover_equity, result_probs
 
 
 @njit(cache=True)
@@ -92,33 +96,6 @@ def flip_results(results: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 @njit(cache=True)
-def _mover_values(opp_probs, probs, equity):
-    for k in range(opp_probs.shape[0]):
-        w = 1.0 - opp_probs[k, 0]
-        wg = opp_probs[k, 3]
-        wbg = opp_probs[k, 4]
-        lg = opp_probs[k, 1]
-        lbg = opp_probs[k, 2]
-        probs[k, 0] = w
-        probs[k, 1] = wg
-        probs[k, 2] = wbg
-        probs[k, 3] = lg
-        probs[k, 4] = lbg
-        equity[k] = 2.0 * w - 1.0 + wg - lg + wbg - lbg
-    return np.argsort(-equity, kind="mergesort")
-
-
-def mover_values(opp_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """From the opponent's probabilities after each play (he is on roll): the mover's
-    probabilities (float64), his cubeless equity, and the plays best first (stable)."""
-    opp_probs = np.ascontiguousarray(opp_probs)
-    probs = np.empty((len(opp_probs), 5), np.float64)
-    equity = np.empty(len(opp_probs), np.float64)
-    order = _mover_values(opp_probs, probs, equity)
-    return probs, equity, order
-
-
-@njit(cache=True)
 def _board_live(board):
     mine = False
     theirs = False
@@ -133,3 +110,35 @@ def _board_live(board):
 def board_live(board: np.ndarray) -> bool:
     """Both sides still have checkers on ``board`` (the game goes on)."""
     return bool(_board_live(board))
+
+
+class OnePlyChoice(NamedTuple):
+    """The 1-ply choice of each position of a batch (:func:`one_ply_choice`)."""
+
+    index: np.ndarray
+    """(S,) the chosen child of each segment (global index)."""
+    opp_boards: np.ndarray
+    """(N, 26) every child seen by the opponent, who rolls next."""
+    opp_probs: np.ndarray
+    """(N, 5) every child's probabilities for the opponent: the evaluator's, or exact."""
+    points: np.ndarray
+    """(N,) :func:`result_points` of every child (0 while the game goes on)."""
+
+
+def one_ply_choice(children: np.ndarray, offsets: np.ndarray, evaluate: Callable[[np.ndarray], np.ndarray]) -> OnePlyChoice:
+    """The batched 1-ply chooser (self-play and :class:`eval.duel.EvaluatorPlayer`; the
+    search's 1-ply ranking uses the same values): every child is seen from the opponent
+    and evaluated (a finished game is scored exactly), and in each segment the child with
+    the best cubeless equity for the mover wins (the first on a tie)."""
+    points = result_points(children)
+    opp = np.empty_like(children)
+    _flip_results(children, opp)
+    live = points == 0
+    if live.all():
+        probs = np.asarray(evaluate(opp))
+    else:
+        got = np.asarray(evaluate(opp[live])) if live.any() else np.zeros((0, 5), np.float32)
+        probs = np.empty((len(children), 5), np.result_type(got.dtype, np.float32))
+        probs[live] = got
+        probs[~live] = result_probs(points[~live])
+    return OnePlyChoice(segment_argmax(mover_equity(probs), offsets), opp, probs, points)

@@ -1,4 +1,5 @@
-"""Dice: the 21 distinct rolls with their weights, and the opening roll."""
+"""Dice: the 21 distinct rolls with their weights, and every seeded source of rolls (the
+opening roll, one at a time or for many games at once, and the duplicate-dice streams)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -76,3 +77,30 @@ def opening_roll(rng: np.random.Generator) -> tuple[Roll, int, int]:
         if a != b:
             return Roll.of(a, b), ties, 0 if a > b else 1
         ties += 1
+
+
+def opening_rolls(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` opening rolls at once, (n, 2) int64: two different dice each (the first die
+    is the first side's; ties are thrown again)."""
+    d = rng.integers(1, 7, size=(n, 2))
+    same = d[:, 0] == d[:, 1]
+    while same.any():
+        d[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
+        same = d[:, 0] == d[:, 1]
+    return d
+
+
+STREAM_CHUNK = 256
+"""Rolls per chunk of :func:`roll_stream`."""
+
+
+def roll_stream(seed: int, stream: int, chunk: int) -> np.ndarray:
+    """Rolls ``chunk * 256`` to ``chunk * 256 + 255`` of the seeded stream ``stream``, as
+    (256, 2) int64 (not sorted); chunk 0 starts with an opening roll (two different dice).
+    The same ``(seed, stream)`` always gives the same rolls: duplicate dice."""
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32, stream, chunk])
+    rolls = rng.integers(1, 7, size=(STREAM_CHUNK, 2))
+    if chunk == 0:
+        while rolls[0, 0] == rolls[0, 1]:
+            rolls[0] = rng.integers(1, 7, size=2)
+    return rolls

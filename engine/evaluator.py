@@ -41,24 +41,6 @@ def evaluate_position(evaluator: Evaluator, position: Position) -> np.ndarray:
     return evaluator.evaluate(position.array()[None, :])[0]
 
 
-def cubeless_equity(probs: np.ndarray) -> np.ndarray:
-    """Cubeless money equity from probabilities (last axis 5): points per game."""
-    p = np.asarray(probs, dtype=np.float64)
-    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
-
-
-def flip_probs(probs: np.ndarray) -> np.ndarray:
-    """The same probabilities seen from the other player (last axis 5)."""
-    p = np.asarray(probs)
-    out = np.empty_like(p)
-    out[..., 0] = 1.0 - p[..., 0]
-    out[..., 1] = p[..., 3]
-    out[..., 2] = p[..., 4]
-    out[..., 3] = p[..., 1]
-    out[..., 4] = p[..., 2]
-    return out
-
-
 def terminal_probs(board: np.ndarray, backgammon_counts_two: bool = False) -> np.ndarray:
     """Exact probabilities of a finished game for the side to move (a board array)."""
     r = Position.from_array(board).result(backgammon_counts_two)

@@ -29,7 +29,8 @@ import numpy as np
 from engine import bearoff
 from engine.batch import board_live, result_points
 from engine.cube import CubeOwner, CubeState
-from engine.evaluator import Evaluator, PROB_NAMES, cubeless_equity, flip_probs
+from engine.evaluator import Evaluator, PROB_NAMES
+from engine.values import cubeless_equity, flip_probs
 from engine.rollout_trials import TrialRows, TrialSpec, run_trials
 from engine.position import flip_array
 from engine.search import MAX_PLY_PLAY, Search, SearchError

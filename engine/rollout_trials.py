@@ -35,7 +35,8 @@ from engine.bearoff_build import TWO_SIDED_CHECKERS
 from engine.batch import flip_results, result_points, segment_argmax
 from engine.cube import CubeOwner, CubeState, cube_efficiency, cubeful_equity, decide
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
-from engine.evaluator import Evaluator, cubeless_equity, flip_probs
+from engine.evaluator import Evaluator
+from engine.values import cubeless_equity, flip_probs
 from engine.movegen import children_batch
 from engine.position import flip_array
 from engine.rollout_dice import BLOCK, ORDERED_DICE, ORDERED_TO_21, quasi_rolls, stream_block

@@ -39,9 +39,11 @@ import numpy as np
 from engine.bearoff import in_two_sided, two_sided_cubeful
 from engine.cube import CubeOwner, CubeState, cube_efficiency, cubeful_equity
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
-from engine.evaluator import Evaluator, cubeless_equity, flip_probs, terminal_probs
+from engine.evaluator import Evaluator, terminal_probs
+from engine.values import cubeless_equity, flip_probs
 from engine.met import MatchEquityTable
-from engine.batch import board_live, flip_results, mover_values
+from engine.batch import board_live, flip_results
+from engine.values import mover_values
 from engine.movegen import children_batch, legal_results_with_steps
 from engine.position import flip_array
 

@@ -43,7 +43,8 @@ from engine.evaluator import Evaluator
 from engine.movegen import children_batch
 from engine.position import flip_array
 from eval import pubeval
-from eval.duel import EvaluatorPlayer, GnubgPlayer, RandomPlayer, import_gnubg, segment_argmax
+from engine.batch import segment_argmax
+from eval.duel import EvaluatorPlayer, GnubgPlayer, RandomPlayer, import_gnubg
 
 log = logging.getLogger(__name__)
 

@@ -26,8 +26,9 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from engine.batch import result_points, segment_argmax
-from engine.evaluator import Evaluator, cubeless_equity, flip_probs
+from engine.batch import one_ply_choice, result_points
+from engine.evaluator import Evaluator
+from engine.dice import STREAM_CHUNK, roll_stream
 from engine.movegen import children_batch
 from engine.position import Position, flip_array
 from eval import pubeval
@@ -38,7 +39,6 @@ MAX_PLIES = 100_000
 """Safety cap on the length of one game. Sensible players finish in well under 1,000
 plies; two hit-happy weak players have been seen to need over 8,000."""
 
-_CHUNK_PLIES = 256
 
 
 class Player(Protocol):
@@ -48,61 +48,34 @@ class Player(Protocol):
 
 
 # ---------------------------------------------------------------------- helpers
-def terminal_values(boards: np.ndarray) -> np.ndarray:
-    """Points for the mover of each result board (mover's view): 0 if the game goes on,
-    else +1 / +2 / +3 (:func:`engine.batch.result_points`)."""
-    return result_points(boards)
-
-
-def dice_stream(seed: int, pair: int, chunk: int) -> np.ndarray:
-    """Rolls ``chunk * 256 ...`` of pair ``pair`` as (256, 2) int64; chunk 0 starts with
-    the opening roll (two different dice)."""
-    rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32, pair, chunk])
-    rolls = rng.integers(1, 7, size=(_CHUNK_PLIES, 2))
-    if chunk == 0:
-        while rolls[0, 0] == rolls[0, 1]:
-            rolls[0] = rng.integers(1, 7, size=2)
-    return rolls
-
-
 class _DiceTable:
     """Lazily extended per-pair dice streams."""
 
     def __init__(self, seed: int, pairs: np.ndarray) -> None:
         self.seed = seed
         self.pairs = pairs
-        self.table = np.stack([dice_stream(seed, int(p), 0) for p in pairs])
+        self.table = np.stack([roll_stream(seed, int(p), 0) for p in pairs])
 
     def roll(self, t: int) -> np.ndarray:
         while t >= self.table.shape[1]:
-            c = self.table.shape[1] // _CHUNK_PLIES
-            more = np.stack([dice_stream(self.seed, int(p), c) for p in self.pairs])
+            c = self.table.shape[1] // STREAM_CHUNK
+            more = np.stack([roll_stream(self.seed, int(p), c) for p in self.pairs])
             self.table = np.concatenate([self.table, more], axis=1)
         return self.table[:, t]
 
 
 # ---------------------------------------------------------------------- players
 class EvaluatorPlayer:
-    """1-ply: every legal result is scored by the evaluator from the opponent's side
-    (after :func:`flip_array`), probabilities flipped back, highest cubeless equity wins.
-    A result that ends the game is scored exactly (1, 2 or 3)."""
+    """1-ply: :func:`engine.batch.one_ply_choice` (the self-play policy): every legal result
+    is evaluated from the opponent's side, the highest cubeless equity for the mover wins,
+    and a result that ends the game is scored exactly (1, 2 or 3)."""
 
     def __init__(self, evaluator: Evaluator) -> None:
         self.evaluator = evaluator
 
-    def scores(self, children: np.ndarray) -> np.ndarray:
-        """Cubeless equity of each result board for the side that just moved."""
-        term = terminal_values(children)
-        eq = term.astype(np.float64)
-        live = term == 0
-        if live.any():
-            probs = self.evaluator.evaluate(np.ascontiguousarray(flip_array(children[live])))
-            eq[live] = cubeless_equity(flip_probs(np.asarray(probs)))
-        return eq
-
     def choose_batch(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
         children, offsets = children_batch(boards, dice)
-        return children[segment_argmax(self.scores(children), offsets)]
+        return children[one_ply_choice(children, offsets, self.evaluator.evaluate).index]
 
 
 class PubevalPlayer:
@@ -291,7 +264,7 @@ def play_pairs(
             if record:
                 for j, g in enumerate(idx):
                     history[g].append((dice[g].copy(), boards[g].copy(), chosen[j].copy()))
-            value = terminal_values(chosen)
+            value = result_points(chosen)
             done = value > 0
             g_done = idx[done]
             points[g_done] = np.where(who, 1, -1) * value[done]

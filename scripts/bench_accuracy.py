@@ -35,7 +35,8 @@ import numpy as np
 
 from engine.classes import BEAROFF1, BEAROFF2, CLASS_NAMES, classify
 from engine.cube import MONEY, cube_efficiency, cubeful_equity
-from engine.evaluator import cubeless_equity, terminal_probs
+from engine.evaluator import terminal_probs
+from engine.values import cubeless_equity
 from engine.movegen import legal_results
 from engine.position import Position, flip_array, to_gnubg_board
 

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from engine.evaluator import cubeless_equity
+from engine.values import cubeless_equity
 from engine.heuristic import HeuristicEvaluator
 from engine.movegen import children_batch, legal_results
 from engine.position import Position, flip_array, to_gnubg_board

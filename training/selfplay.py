@@ -1,8 +1,9 @@
 """Batched self-play: many games at once, one move generation and one network call per ply.
 
-The network picks every play at 1-ply for the side on roll: each distinct result is
-flipped to the opponent's view and evaluated; the play with the best cubeless equity for
-the mover wins. The value of the chosen result is, at the same time, the network's
+The network picks every play at 1-ply for the side on roll with
+:func:`engine.batch.one_ply_choice`, the chooser of :class:`eval.duel.EvaluatorPlayer`:
+each distinct result is flipped to the opponent's view and evaluated; the play with the
+best cubeless equity for the mover wins. The value of the chosen result is, at the same time, the network's
 prediction for the next state, which the λ-return targets of :func:`lambda_targets` use.
 """
 from __future__ import annotations
@@ -10,17 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.batch import result_points, segment_argmax
+from engine.batch import one_ply_choice
+from engine.dice import opening_rolls
 from engine.movegen import children_batch
-from engine.position import Position, flip_array
-
-
-def loser_probs(points: np.ndarray) -> np.ndarray:
-    """Exact probabilities for the side on roll after the opponent won ``points`` (1-3)."""
-    p = np.zeros((len(points), 5), np.float32)
-    p[:, 3] = points >= 2
-    p[:, 4] = points >= 3
-    return p
+from engine.position import Position
+from engine.values import flip5
 
 
 @njit(cache=True)
@@ -45,24 +40,10 @@ def lambda_targets(vals, length, lam):
                 mix[k] = g[k]
             else:
                 mix[k] = (1.0 - lam) * vals[t + 1, k] + lam * g[k]
-        g[0] = 1.0 - mix[0]
-        g[1] = mix[3]
-        g[2] = mix[4]
-        g[3] = mix[1]
-        g[4] = mix[2]
+        flip5(mix, g)
         for k in range(5):
             out[t, k] = g[k]
     return out
-
-
-def opening_dice(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` opening rolls: two different dice."""
-    d = rng.integers(1, 7, size=(n, 2))
-    same = d[:, 0] == d[:, 1]
-    while same.any():
-        d[same] = rng.integers(1, 7, size=(int(same.sum()), 2))
-        same = d[:, 0] == d[:, 1]
-    return d
 
 
 class SelfPlay:
@@ -90,21 +71,10 @@ class SelfPlay:
         dice = self.rng.integers(1, 7, size=(n, 2))
         first = self.ply == 0
         if first.any():
-            dice[first] = opening_dice(self.rng, int(first.sum()))
+            dice[first] = opening_rolls(self.rng, int(first.sum()))
         children, offsets = children_batch(self.boards, dice)
-        result = result_points(children)
-        opp = flip_array(children)
-        probs = np.empty((len(children), 5), np.float32)
-        live = result == 0
-        if live.any():
-            probs[live] = evaluate(opp[live])
-        ended = ~live
-        if ended.any():
-            probs[ended] = loser_probs(result[ended])
-        # equity for the mover = minus the opponent's cubeless equity
-        p = probs
-        eq_opp = 2.0 * p[:, 0] - 1.0 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
-        idx = segment_argmax(-eq_opp, offsets)
+        choice = one_ply_choice(children, offsets, evaluate)
+        idx, opp, probs, result = choice.index, choice.opp_boards, choice.opp_probs, choice.points
         if self.epsilon > 0:
             explore = np.flatnonzero(self.rng.random(n) < self.epsilon)
             sizes = offsets[explore + 1] - offsets[explore]

@@ -18,7 +18,7 @@ from engine.cube import (
     money_take_point,
     take_point,
 )
-from engine.evaluator import cubeless_equity
+from engine.values import cubeless_equity
 from engine.met import default_met
 from engine.position import Position
 

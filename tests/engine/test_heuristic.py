@@ -1,7 +1,8 @@
 """HeuristicEvaluator: consistent probabilities, sensible orderings, exact finished games."""
 import numpy as np
 
-from engine.evaluator import Evaluator, cubeless_equity
+from engine.evaluator import Evaluator
+from engine.values import cubeless_equity
 from engine.heuristic import HeuristicEvaluator
 from engine.position import Position
 from engine.randpos import random_game_positions, random_scatter_positions

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.dice import ALL_ROLLS, ROLL_WEIGHTS
-from engine.evaluator import cubeless_equity
+from engine.values import cubeless_equity
 from engine.position import Position
 from engine.rollout import RolloutError, RolloutSettings, rollout, rollout_plays
 from engine.rollout_dice import ORDERED_DICE, ORDERED_TO_21, quasi_rolls, trial_rolls

@@ -6,7 +6,8 @@ import pytest
 
 from engine.cube import CubeState
 from engine.dice import ALL_ROLLS, Roll
-from engine.evaluator import cubeless_equity, flip_probs, terminal_probs
+from engine.evaluator import terminal_probs
+from engine.values import cubeless_equity, flip_probs
 from engine.movegen import legal_positions
 from engine.position import Position, flip_array
 from engine.search import MoveFilter, Search, SearchError

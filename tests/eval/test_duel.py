@@ -11,12 +11,12 @@ from eval.duel import (
     EvaluatorPlayer,
     PubevalPlayer,
     RandomPlayer,
-    dice_stream,
     duel,
     pair_ci95,
     play_pairs,
-    terminal_values,
 )
+from engine.batch import result_points as terminal_values
+from engine.dice import roll_stream as dice_stream
 
 
 class PubevalEvaluator:
