@@ -15,8 +15,8 @@ from eval.duel import (
     pair_ci95,
     play_pairs,
 )
-from engine.batch import result_points as terminal_values
-from engine.dice import roll_stream as dice_stream
+from engine.batch import result_points
+from engine.dice import roll_stream
 
 
 class PubevalEvaluator:
@@ -99,9 +99,9 @@ def test_odd_game_counts_round_up_to_whole_pairs():
 
 def test_opening_roll_of_a_stream_is_never_a_double():
     for pair in range(200):
-        d = dice_stream(77, pair, 0)[0]
+        d = roll_stream(77, pair, 0)[0]
         assert d[0] != d[1]
-    assert not np.array_equal(dice_stream(77, 0, 0), dice_stream(77, 0, 1))
+    assert not np.array_equal(roll_stream(77, 0, 0), roll_stream(77, 0, 1))
 
 
 @pytest.mark.parametrize(
@@ -115,9 +115,9 @@ def test_opening_roll_of_a_stream_is_never_a_double():
         ({1: 1}, {6: 15}, 0),  # the game goes on
     ],
 )
-def test_terminal_values_score_single_gammon_backgammon(mine, theirs, value):
+def test_result_points_score_single_gammon_backgammon(mine, theirs, value):
     board = Position.from_points(mine, theirs).array()
-    assert terminal_values(board[None])[0] == value
+    assert result_points(board[None])[0] == value
     if value:
         assert Position.from_array(board).result() == value
 
@@ -132,7 +132,7 @@ def test_evaluator_player_takes_the_exact_win_over_any_estimate():
     # bearing off both checkers wins; the estimate for any other play is +2 for us
     board = Position.from_points({1: 1, 2: 1}, {6: 15}).array()
     chosen = EvaluatorPlayer(Optimist()).choose_batch(board[None], np.array([[2, 1]]))[0]
-    assert terminal_values(chosen[None])[0] == 2
+    assert result_points(chosen[None])[0] == 2
     assert any(np.array_equal(chosen, r) for r in legal_results(board, 2, 1))
 
 
