@@ -63,6 +63,12 @@ def parse_dice(dice: Any) -> Roll:
     raise QueryError(f"dice must be two numbers 1-6 like [3, 1], got {dice!r}")
 
 
+def _id_state(info: Any, **more: Any) -> dict[str, Any]:
+    """The game-state fields an XGID or a Match ID gives, seen by the player to act."""
+    return dict(cube_value=info.cube_value, cube_owner=info.cube_owner_relative(), match_length=info.match_length,
+                score=info.score_relative(), crawford=info.crawford, **more)
+
+
 def resolve_query(
     position_id: str | None = None,
     xgid: str | None = None,
@@ -90,16 +96,7 @@ def resolve_query(
                 raise QueryError("give a Match ID with a Position ID, not with an XGID")
             x = xgid_from_text(xgid)
             position = x.position
-            base = dict(
-                cube_value=x.cube_value,
-                cube_owner=x.cube_owner_relative(),
-                match_length=x.match_length,
-                score=x.score_relative(),
-                crawford=x.crawford,
-                jacoby=x.jacoby,
-                beavers=x.beavers,
-                max_cube=min(x.max_cube, DEFAULT_MAX_CUBE),
-            )
+            base = _id_state(x, jacoby=x.jacoby, beavers=x.beavers, max_cube=min(x.max_cube, DEFAULT_MAX_CUBE))
             if x.dice is not None:
                 roll = Roll.of(*x.dice)
         else:
@@ -110,14 +107,7 @@ def resolve_query(
                 if not isinstance(match_id, str):
                     raise QueryError("match_id must be a string")
                 m = match_info_from_id(match_id)
-                base = dict(
-                    cube_value=m.cube_value,
-                    cube_owner=m.cube_owner_relative(),
-                    match_length=m.match_length,
-                    score=m.score_relative(),
-                    crawford=m.crawford,
-                    jacoby=m.jacoby if m.is_money else False,
-                )
+                base = _id_state(m, jacoby=m.jacoby if m.is_money else False)
                 if m.dice != (0, 0):
                     roll = Roll.of(*m.dice)
     except IdError as exc:
