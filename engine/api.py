@@ -1,8 +1,7 @@
 """The engine's queries for Python programs: legal plays, best play, evaluation, cube.
 
 >>> from engine.api import Engine                              # doctest: +SKIP
->>> from models import load_default_evaluator                  # doctest: +SKIP
->>> eng = Engine(load_default_evaluator())   # the shipped model  # doctest: +SKIP
+>>> eng = Engine(evaluator)  # any Evaluator, e.g. the shipped model: models.load_default_evaluator()  # doctest: +SKIP
 >>> q = eng.query(position_id="4HPwATDgc/ABMA")                # doctest: +SKIP
 >>> eng.best(q.position, (3, 1), ply=2, top=3).plays[0].play   # doctest: +SKIP
 '8/5 6/5'
