@@ -12,10 +12,10 @@ import numpy as np
 
 from engine.batch import result_points, segment_argmax
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
-from engine.evaluator import cubeless_equity, flip_probs
+from engine.values import cubeless_equity, flip_probs
 from engine.movegen import children_batch
 from engine.position import flip_array
-from training.selfplay import loser_probs
+from engine.values import result_probs
 
 NUM_ROLLS = len(ROLL_WEIGHTS)
 
@@ -28,7 +28,7 @@ def after_play_probs(evaluate, children: np.ndarray) -> np.ndarray:
     if live.any():
         probs[live] = evaluate(flip_array(children[live]))
     if (~live).any():
-        probs[~live] = loser_probs(pts[~live])
+        probs[~live] = result_probs(pts[~live])
     return probs
 
 

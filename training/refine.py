@@ -19,7 +19,7 @@ import numpy as np
 
 from engine.batch import result_points
 from engine.classes import classify
-from engine.evaluator import cubeless_equity
+from engine.values import cubeless_equity
 from engine.movegen import children_batch
 from engine.position import Position, flip_array
 from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
@@ -27,7 +27,7 @@ from models.network import NetConfig
 from training.config import RefineConfig
 from training.labels import after_play_probs, ply1_probs
 from training.netset import TorchNets
-from training.selfplay import opening_dice
+from engine.dice import opening_rolls
 from training.trainer import TrainState, _raise_interrupt, strength_check
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class Generator:
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
         dice = rng.integers(1, 7, size=(n, 2))
         if self.opening.any():
-            dice[self.opening] = opening_dice(rng, int(self.opening.sum()))
+            dice[self.opening] = opening_rolls(rng, int(self.opening.sum()))
         children, offsets = children_batch(self.boards, dice)
         opp = after_play_probs(evaluate, children)
         mover_eq = -cubeless_equity(opp)
