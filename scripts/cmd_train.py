@@ -14,6 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=None, help="stop after this many more games")
     parser.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
     parser.add_argument("--resume", type=Path, default=None, help="checkpoint (.pt) to continue from")
+    parser.add_argument("--from-v1", type=Path, default=None, metavar="V1.pt",
+                        help="start class-net training from a one-net tabla-v1 checkpoint (training.convert): "
+                             "contact and crashed nets take its weights, the race net starts fresh")
     parser.add_argument("--out", type=Path, default=Path("checkpoints"), help="output directory")
     parser.add_argument("--seed", type=int, default=d.seed)
     parser.add_argument("--workers", type=int, default=d.workers)
@@ -62,9 +65,28 @@ def run(args: argparse.Namespace) -> int:
         eval_games=args.eval_games, seed=args.seed,
     )
     logging.getLogger().setLevel(logging.INFO)
-    st = train(cfg, args.out, games=args.games, minutes=args.minutes, resume=args.resume, progress=not args.no_progress)
+    resume = args.resume
+    if args.from_v1 is not None:
+        resume = _convert(args.from_v1, args.out, cfg, resume)
+    st = train(cfg, args.out, games=args.games, minutes=args.minutes, resume=resume, progress=not args.no_progress)
     print(f"trained to {st.games} games in {st.wall_seconds / 60:.1f} min; checkpoint {args.out / 'latest.pt'}")
     return 0
+
+
+def _convert(v1: Path, out: Path, cfg, resume: Path | None) -> Path:
+    """Write ``out/converted.pt`` from the v1 checkpoint ``v1``; the run resumes from it."""
+    from models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+    from training.convert import convert_v1_state
+
+    if resume is not None:
+        raise CliError("give --from-v1 or --resume, not both")
+    try:
+        state = convert_v1_state(load_checkpoint(v1), cfg.race_hidden, cfg.seed)
+    except (CheckpointError, KeyError, ValueError) as exc:
+        raise CliError(f"cannot convert {v1}: {exc}") from None
+    target = out / "converted.pt"
+    save_checkpoint(target, state)
+    return target
 
 
 def _refine(args: argparse.Namespace) -> int:
