@@ -3,33 +3,19 @@
 ``ply1_probs(evaluate, boards)`` is the 1-ply evaluation of each position before its roll
 (``../shared/PROTOCOL.md``): for each of the 21 rolls the best play by cubeless equity
 of the evaluator's values of the results, the probabilities after it, averaged with the
-rolls' weights. All positions × 21 rolls go through one move generation and one
-``evaluate`` call.
+rolls' weights. All positions × 21 rolls go through one move generation and the shared batched
+1-ply chooser (:func:`engine.batch.one_ply_choice`), one ``evaluate`` call.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from engine.batch import result_points, segment_argmax
+from engine.batch import one_ply_choice
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
-from engine.values import cubeless_equity, flip_probs
 from engine.movegen import children_batch
-from engine.position import flip_array
-from engine.values import result_probs
+from engine.values import flip_probs
 
 NUM_ROLLS = len(ROLL_WEIGHTS)
-
-
-def after_play_probs(evaluate, children: np.ndarray) -> np.ndarray:
-    """Probabilities for the opponent (on roll next) of results in the mover's view."""
-    pts = result_points(children)
-    probs = np.empty((len(children), 5), np.float32)
-    live = pts == 0
-    if live.any():
-        probs[live] = evaluate(flip_array(children[live]))
-    if (~live).any():
-        probs[~live] = result_probs(pts[~live])
-    return probs
 
 
 def ply1_probs(evaluate, boards: np.ndarray) -> np.ndarray:
@@ -40,7 +26,6 @@ def ply1_probs(evaluate, boards: np.ndarray) -> np.ndarray:
     rep = np.repeat(np.ascontiguousarray(boards, dtype=np.int8), NUM_ROLLS, axis=0)
     dice = np.tile(ROLL_ARRAY.astype(np.int64), (n, 1))
     children, offsets = children_batch(rep, dice)
-    opp = after_play_probs(evaluate, children)
-    idx = segment_argmax(-cubeless_equity(opp), offsets)
-    mine = flip_probs(opp[idx]).reshape(n, NUM_ROLLS, 5)
+    choice = one_ply_choice(children, offsets, evaluate)
+    mine = flip_probs(choice.opp_probs[choice.index]).reshape(n, NUM_ROLLS, 5)
     return np.einsum("nrk,r->nk", mine, ROLL_WEIGHTS).astype(np.float32)

@@ -17,15 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.batch import result_points
-from engine.classes import classify
-from engine.values import cubeless_equity
+from engine.batch import one_ply_choice
+from engine.values import mover_equity
 from engine.movegen import children_batch
-from engine.position import Position, flip_array
+from engine.position import Position
 from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
 from models.network import NetConfig
 from training.config import RefineConfig
-from training.labels import after_play_probs, ply1_probs
+from training.labels import ply1_probs
 from training.netset import TorchNets
 from engine.dice import opening_rolls
 from training.trainer import TrainState, _raise_interrupt, strength_check
@@ -72,14 +71,15 @@ class Generator:
         if self.opening.any():
             dice[self.opening] = opening_rolls(rng, int(self.opening.sum()))
         children, offsets = children_batch(self.boards, dice)
-        opp = after_play_probs(evaluate, children)
-        mover_eq = -cubeless_equity(opp)
+        choice = one_ply_choice(children, offsets, evaluate)
+        opp = choice.opp_probs
+        mover_eq = mover_equity(opp)
         cand_rows, cand_game = [], []
         chosen = np.empty(n, np.int64)
         for g in range(n):
             a, b = offsets[g], offsets[g + 1]
-            order = a + np.argsort(-mover_eq[a:b], kind="stable")
-            pick = order[1] if len(order) > 1 and rng.random() < cfg.epsilon else order[0]
+            order = a + np.argsort(-mover_eq[a:b], kind="stable")  # order[0] == choice.index[g]
+            pick = order[1] if len(order) > 1 and rng.random() < cfg.epsilon else choice.index[g]
             chosen[g] = pick
             if len(order) > 1:
                 top = order[: cfg.candidates]
@@ -89,12 +89,11 @@ class Generator:
         if cand_rows:
             rows = np.array(cand_rows)
             games = np.array(cand_game)
-            res = children[rows]
-            live = result_points(res) == 0
+            live = choice.points[rows] == 0
             deep = np.empty((len(rows), 5), np.float32)
             deep[~live] = opp[rows[~live]]
-            deep[live] = ply1_probs(evaluate, flip_array(res[live]))
-            deep_eq = -cubeless_equity(deep)
+            deep[live] = ply1_probs(evaluate, choice.opp_boards[rows[live]])
+            deep_eq = mover_equity(deep)
             for g in np.unique(games):
                 sel = np.flatnonzero(games == g)
                 self.decisions += 1
@@ -106,11 +105,10 @@ class Generator:
                     keep = sel[:1]
                 else:
                     continue
-                labels_b.append(flip_array(res[keep]))
+                labels_b.append(choice.opp_boards[rows[keep]])
                 labels_t.append(deep[keep])
-        nxt = children[chosen]
-        done = result_points(nxt) > 0
-        self.boards = flip_array(nxt)
+        done = choice.points[chosen] > 0
+        self.boards = choice.opp_boards[chosen].copy()
         self.opening[:] = False
         if done.any():
             self.boards[done] = Position.start().array()

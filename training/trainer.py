@@ -127,7 +127,6 @@ def train(
     progress: bool = True,
 ) -> TrainState:
     """Run self-play training until ``games`` more games or ``minutes`` have passed."""
-    import torch
     import torch.multiprocessing as mp
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
