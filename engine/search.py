@@ -52,6 +52,14 @@ MAX_PLY_PLAY = 3
 MAX_PLY_EVAL = 2
 
 
+def check_ply(ply: int, for_play: bool) -> None:
+    """Raise :class:`SearchError` unless ``ply`` is a valid depth for choosing a play
+    (1 to :data:`MAX_PLY_PLAY`) or for valuing a position (0 to :data:`MAX_PLY_EVAL`)."""
+    lo, hi, what = (1, MAX_PLY_PLAY, "a play") if for_play else (0, MAX_PLY_EVAL, "a position")
+    if not lo <= ply <= hi:
+        raise SearchError(f"ply for {what} must be {lo} to {hi}, got {ply}")
+
+
 class SearchError(ValueError):
     """A request the search cannot answer (bad ply, finished game)."""
 
@@ -293,8 +301,7 @@ class Search:
         At the root the move filter keeps at least the ``min_candidates`` best 1-ply plays
         (e.g. all the plays a hint will show), whatever their distance to the best.
         """
-        if not 1 <= ply <= MAX_PLY_PLAY:
-            raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
+        check_ply(ply, for_play=True)
         board = np.ascontiguousarray(board, dtype=np.int8)
         if not board_live(board):
             raise SearchError("the game in this position is already over")
@@ -346,8 +353,7 @@ class Search:
         view, opponent to roll; every segment non-empty). Returns the index of the chosen
         child of each segment and its probabilities for the mover, (S,) and (S, 5).
         """
-        if not 1 <= ply <= MAX_PLY_PLAY:
-            raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
+        check_ply(ply, for_play=True)
         nseg = len(offsets) - 1
         seg = np.repeat(np.arange(nseg), np.diff(offsets))
         scorer = [CubelessScorer()]
@@ -372,8 +378,7 @@ class Search:
         """``(probs, scores)`` for the mover of play results (mover's view, opponent to
         roll) searched to ``ply`` like :meth:`rank_plays`, without the move filter (e.g. to
         value a play the filter pruned at the same depth as the best)."""
-        if not 1 <= ply <= MAX_PLY_PLAY:
-            raise SearchError(f"ply for a play must be 1 to {MAX_PLY_PLAY}, got {ply}")
+        check_ply(ply, for_play=True)
         boards = np.ascontiguousarray(np.asarray(results, dtype=np.int8).reshape(-1, 26))
         probs, scores = self._after_play(boards, ply - 1, [scorer_for(state, met)])
         return probs[0], scores[0]
@@ -389,8 +394,7 @@ class Search:
 
         A cubeless entry's score is cubeless equity; a state's is cubeful (points or MWC).
         """
-        if not 0 <= ply <= MAX_PLY_EVAL:
-            raise SearchError(f"ply for a position must be 0 to {MAX_PLY_EVAL}, got {ply}")
+        check_ply(ply, for_play=False)
         board = np.ascontiguousarray(board, dtype=np.int8).reshape(1, 26)
         if not board_live(board[0]):
             raise SearchError("the game in this position is already over")
