@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "engine": ("scripts.cmd_engine", "the JSON-lines engine protocol on stdin/stdout"),
     "train": ("scripts.cmd_train", "TD(lambda) self-play training"),
     "arena": ("scripts.cmd_arena", "play two bots against each other"),
+    "chouette": ("scripts.cmd_chouette", "bots play a chouette (three or more players, the box against a team)"),
     "play": ("scripts.cmd_play", "play against Tabla in the terminal"),
     "bench": ("scripts.bench", "benchmarks: movegen, selfplay, search, accuracy"),
     "bearoff": ("scripts.cmd_bearoff", "build the exact bearoff databases, or show a position's values"),
