@@ -44,7 +44,6 @@ happen without contact with every checker home.
 from __future__ import annotations
 
 import logging
-import os
 import zlib
 from pathlib import Path
 
@@ -52,6 +51,7 @@ import numpy as np
 from numba import njit
 
 from engine import bearoff_build as bb
+from engine import user_cache_dir
 
 log = logging.getLogger("tabla.bearoff")
 
@@ -67,8 +67,7 @@ class BearoffError(ValueError):
 
 def cache_dir() -> Path:
     """Where databases not shipped in the package are built: ``$XDG_CACHE_HOME/tabla/bearoff``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tabla" / "bearoff"
+    return user_cache_dir() / "bearoff"
 
 
 # ---------------------------------------------------------------------- files

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import engine  # noqa: F401  (first: numba's cache goes to the user cache folder, see engine/__init__.py)
+
 DEFAULT_MODEL = Path(__file__).resolve().parent / "tabla.npz"
 
 
