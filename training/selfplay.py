@@ -8,6 +8,8 @@ prediction for the next state, which the λ-return targets of :func:`lambda_targ
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 from numba import njit
 
@@ -94,3 +96,44 @@ class SelfPlay:
             self.boards[g] = Position.start().array()
             self.ply[g] = 0
         return finished
+
+
+class TargetBuffer:
+    """Positions of finished games with their λ-return targets, waiting to teach.
+
+    Each position teaches once: :meth:`batches` draws random batches without replacement
+    and keeps the rest for later. The local workers and the Ray learner both learn from it.
+    """
+
+    def __init__(self) -> None:
+        self.boards: list[np.ndarray] = []
+        self.targets: list[np.ndarray] = []
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def add(self, boards: np.ndarray, targets: np.ndarray) -> None:
+        self.boards.append(boards)
+        self.targets.append(targets)
+        self.count += len(boards)
+
+    def add_game(self, boards: np.ndarray, vals: np.ndarray, lam: float) -> None:
+        """A finished game as :meth:`SelfPlay.step` returns it; its targets by :func:`lambda_targets`."""
+        self.add(boards, lambda_targets(vals, len(boards), lam))
+
+    def take_all(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every position held, in order, and an empty buffer."""
+        b = np.concatenate(self.boards) if self.boards else np.zeros((0, 26), np.int8)
+        t = np.concatenate(self.targets) if self.targets else np.zeros((0, 5), np.float32)
+        self.boards, self.targets, self.count = [], [], 0
+        return b, t
+
+    def batches(self, size: int, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Random batches of ``size`` positions while at least ``size`` are held."""
+        while self.count >= size:
+            b, t = self.take_all()
+            perm = rng.permutation(len(b))
+            take, rest = perm[:size], perm[size:]
+            self.add(b[rest], t[rest])
+            yield b[take], t[take]

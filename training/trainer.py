@@ -27,7 +27,7 @@ from models.multinet import ClassNets
 from models.network import NetConfig, NumpyNet
 from training.config import TrainConfig
 from training.netset import TorchNets, new_configs
-from training.selfplay import SelfPlay, lambda_targets
+from training.selfplay import SelfPlay, TargetBuffer
 
 log = logging.getLogger(__name__)
 
@@ -46,30 +46,20 @@ def _worker(wid: int, nets: TorchNets, cfg: TrainConfig, counters, stop, ckpt_re
             log.warning("worker %d: optimizer state of net %s did not fit; starting fresh", wid, n)
     sp = SelfPlay(cfg.parallel_games, rng, cfg.max_game_plies, cfg.epsilon)
 
-    buf_b: list[np.ndarray] = []
-    buf_t: list[np.ndarray] = []
-    nbuf = 0
+    buf = TargetBuffer()
     seen_req = ckpt_req.value
     parent = os.getppid()
     while not stop.is_set():
         if os.getppid() != parent:  # the main process was killed: do not run on orphaned
             return
         for boards, vals in sp.step(nets.evaluate):
-            buf_b.append(boards)
-            buf_t.append(lambda_targets(vals, len(boards), cfg.lam))
-            nbuf += len(boards)
+            buf.add_game(boards, vals, cfg.lam)
             with counters["games"].get_lock():
                 counters["games"].value += 1
             with counters["positions"].get_lock():
                 counters["positions"].value += len(boards)
-        while nbuf >= cfg.batch_size:
-            b = np.concatenate(buf_b)
-            t = np.concatenate(buf_t)
-            perm = rng.permutation(len(b))
-            take = perm[: cfg.batch_size]
-            rest = perm[cfg.batch_size :]
-            losses = nets.train_step(b[take], t[take], opts, cfg.lr_at(counters["games"].value))
-            buf_b, buf_t, nbuf = [b[rest]], [t[rest]], len(rest)
+        for b, t in buf.batches(cfg.batch_size, rng):
+            losses = nets.train_step(b, t, opts, cfg.lr_at(counters["games"].value))
             with counters["loss"].get_lock():
                 for name, (loss, rows) in losses.items():
                     counters["loss"].value += loss * rows
@@ -118,21 +108,12 @@ def strength_check(nets: dict[str, tuple[NetConfig, dict]], games: int, seed: in
     return out
 
 
-def train(
-    cfg: TrainConfig,
-    out_dir: Path,
-    games: int | None = None,
-    minutes: float | None = None,
-    resume: Path | None = None,
-    progress: bool = True,
-) -> TrainState:
-    """Run self-play training until ``games`` more games or ``minutes`` have passed."""
-    import torch.multiprocessing as mp
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
+def open_run(cfg: TrainConfig, resume: Path | None, stage: dict[str, Any] | None = None) -> tuple[TorchNets, TrainState, list[Any]]:
+    """The nets, the run state and the saved optimizer states of a new or resumed run.
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    A record of this run (where it starts, the nets, ``cfg``, the commit, plus ``stage``)
+    is appended to ``state.stages``.
+    """
     state = TrainState()
     opt_states: list[Any] = []
     bearoff = default_bearoff()
@@ -153,7 +134,6 @@ def train(
             state.stages.append({"games": state.games, "widened_from": ck["widened_from"]})
         opt_states = list(ck.get("optimizer", []))
         log.info("resumed from %s at %d games", resume, state.games)
-    nets.share_memory()
     state.stages.append({
         "games": state.games,
         "nets": {n: c.to_dict() for n, c in nets.configs.items()},
@@ -161,7 +141,73 @@ def train(
         "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "commit": git_commit(),
         "train_config": cfg.to_dict(),
+        **(stage or {}),
     })
+    return nets, state, opt_states
+
+
+def save_run(out_dir: Path, tag: str, nets: TorchNets, cfg: TrainConfig, state: TrainState, optimizer: list[Any]) -> None:
+    """Write ``<tag>.pt`` (the training checkpoint) and ``<tag>.npz`` (its inference export)."""
+    net_state = nets.state()
+    payload = {
+        "nets": net_state,
+        "train_config": cfg.to_dict(),
+        "optimizer": optimizer,
+        "games": state.games,
+        "positions": state.positions,
+        "wall_seconds": state.wall_seconds,
+        "metrics": state.metrics,
+        "history": state.history,
+        "stages": state.stages,
+    }
+    save_checkpoint(out_dir / f"{tag}.pt", payload)
+    export_nets_npz(
+        out_dir / f"{tag}.npz",
+        {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
+        {"games": state.games, "wall_seconds": state.wall_seconds, "metrics": state.metrics},
+    )
+    log.info("checkpoint %s at %d games", tag, state.games)
+
+
+def record_progress(writer, cfg: TrainConfig, state: TrainState, gps: float, loss: float, bar) -> None:
+    """Games/s, TD error and learning rate: to tensorboard, the metrics and the progress bar."""
+    writer.add_scalar("train/games_per_s", gps, state.games)
+    if not math.isnan(loss):
+        writer.add_scalar("train/td_error", loss, state.games)
+    writer.add_scalar("train/lr", cfg.lr_at(state.games), state.games)
+    state.metrics["train/games_per_s"] = gps
+    state.metrics["train/td_error"] = loss
+    bar.set_postfix(gps=f"{gps:.0f}", td=f"{loss:.4f}", ppg=state.metrics.get("eval/ppg_vs_pubeval", float("nan")))
+
+
+def record_strength(nets: TorchNets, cfg: TrainConfig, state: TrainState, writer) -> None:
+    """A strength check of the current nets, written to tensorboard, the metrics and the history."""
+    m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=state.games)
+    for k, v in m.items():
+        writer.add_scalar(k, v, state.games)
+    state.metrics.update(m)
+    if m:
+        state.history.append({"games": state.games, "wall_seconds": state.wall_seconds, **m})
+        log.info("strength at %d games: %s", state.games, m)
+
+
+def train(
+    cfg: TrainConfig,
+    out_dir: Path,
+    games: int | None = None,
+    minutes: float | None = None,
+    resume: Path | None = None,
+    progress: bool = True,
+) -> TrainState:
+    """Run self-play training until ``games`` more games or ``minutes`` have passed."""
+    import torch.multiprocessing as mp
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    nets, state, opt_states = open_run(cfg, resume)
+    nets.share_memory()
 
     ctx = mp.get_context("fork")
     counters = {
@@ -202,25 +248,7 @@ def train(
                     got[wid] = sd
             except queue.Empty:
                 pass
-        net_state = nets.state()
-        payload = {
-            "nets": net_state,
-            "train_config": cfg.to_dict(),
-            "optimizer": [got.get(w) for w in range(cfg.workers)],
-            "games": state.games,
-            "positions": state.positions,
-            "wall_seconds": state.wall_seconds,
-            "metrics": state.metrics,
-            "history": state.history,
-            "stages": state.stages,
-        }
-        save_checkpoint(out_dir / f"{tag}.pt", payload)
-        export_nets_npz(
-            out_dir / f"{tag}.npz",
-            {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
-            {"games": state.games, "wall_seconds": state.wall_seconds, "metrics": state.metrics},
-        )
-        log.info("checkpoint %s at %d games", tag, state.games)
+        save_run(out_dir, tag, nets, cfg, state, [got.get(w) for w in range(cfg.workers)])
 
     # SIGTERM (kill, a scheduler, the end of a session) stops as Ctrl-C does: one final
     # checkpoint. A job started in the background with nohup ignores SIGINT, so this is
@@ -242,22 +270,10 @@ def train(
                     counters["loss"].value = 0.0
                     counters["rows"].value = 0
                     counters["steps"].value = 0
-                writer.add_scalar("train/games_per_s", gps, state.games)
-                if not math.isnan(loss):
-                    writer.add_scalar("train/td_error", loss, state.games)
-                writer.add_scalar("train/lr", cfg.lr_at(state.games), state.games)
-                state.metrics["train/games_per_s"] = gps
-                state.metrics["train/td_error"] = loss
-                bar.set_postfix(gps=f"{gps:.0f}", td=f"{loss:.4f}", ppg=state.metrics.get("eval/ppg_vs_pubeval", float("nan")))
+                record_progress(writer, cfg, state, gps, loss, bar)
                 last_log_t, last_log_games = now, state.games
             if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
-                m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=state.games)
-                for k, v in m.items():
-                    writer.add_scalar(k, v, state.games)
-                state.metrics.update(m)
-                if m:
-                    state.history.append({"games": state.games, "wall_seconds": state.wall_seconds, **m})
-                    log.info("strength at %d games: %s", state.games, m)
+                record_strength(nets, cfg, state, writer)
                 last_eval = time.time()
             if now - last_ckpt >= cfg.checkpoint_minutes * 60:
                 checkpoint()
