@@ -9,40 +9,75 @@ from scripts.tabla import CliError
 from training.config import RefineConfig, TrainConfig
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, except flags and options that are unset
+    by default (their help says what leaving them out means)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = _DefaultsFormatter
     d = TrainConfig()
-    parser.add_argument("--games", type=int, default=None, help="stop after this many more games")
-    parser.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
-    parser.add_argument("--resume", type=Path, default=None, help="checkpoint (.pt) to continue from")
+    parser.add_argument("--games", type=int, default=None, help="stop after this many more games (no limit when absent)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop after this many minutes (no limit when absent; give --games, --minutes or both)")
+    parser.add_argument("--out", type=Path, default=Path("checkpoints"), metavar="DIR",
+                        help="run folder: DIR/latest.pt (checkpoint), DIR/latest.npz (its model), DIR/tb (tensorboard)")
+    parser.add_argument("--resume", type=Path, default=None, metavar="CHECKPOINT.pt",
+                        help="checkpoint to continue from, e.g. DIR/latest.pt (a new run when absent)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="start a new run in --out even though it holds a checkpoint (which is then replaced)")
     parser.add_argument("--from-v1", type=Path, default=None, metavar="V1.pt",
                         help="start class-net training from a one-net tabla-v1 checkpoint (training.convert): "
-                             "contact and crashed nets take its weights, the race net starts fresh")
-    parser.add_argument("--out", type=Path, default=Path("checkpoints"), help="output directory")
-    parser.add_argument("--seed", type=int, default=d.seed)
-    parser.add_argument("--workers", type=int, default=d.workers)
-    parser.add_argument("--hidden", type=int, default=d.hidden)
-    parser.add_argument("--lam", type=float, default=d.lam, help="TD lambda")
-    parser.add_argument("--lr", type=float, default=d.lr)
-    parser.add_argument("--lr-final", type=float, default=d.lr_final)
-    parser.add_argument("--lr-decay-games", type=int, default=d.lr_decay_games)
-    parser.add_argument("--batch-size", type=int, default=d.batch_size)
-    parser.add_argument("--parallel-games", type=int, default=d.parallel_games)
-    parser.add_argument("--epsilon", type=float, default=d.epsilon)
-    parser.add_argument("--checkpoint-minutes", type=float, default=d.checkpoint_minutes)
-    parser.add_argument("--eval-minutes", type=float, default=d.eval_minutes)
-    parser.add_argument("--eval-games", type=int, default=d.eval_games)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+                             "contact and crashed nets take its weights, the race net starts fresh; "
+                             "writes DIR/converted.pt and resumes from it (not with --resume)")
+    parser.add_argument("--seed", type=int, default=d.seed, help="seed of all randomness")
+    parser.add_argument("--workers", type=int, default=d.workers,
+                        help="worker processes, each playing and learning on the shared weights")
+    parser.add_argument("--hidden", type=int, default=d.hidden, help="hidden units of the contact and crashed nets (new runs)")
+    parser.add_argument("--lam", type=float, default=d.lam, help="TD lambda of the lambda-return targets")
+    parser.add_argument("--lr", type=float, default=d.lr, help="initial Adam learning rate")
+    parser.add_argument("--lr-final", type=float, default=d.lr_final, help="learning rate reached after --lr-decay-games")
+    parser.add_argument("--lr-decay-games", type=int, default=d.lr_decay_games,
+                        help="games over which the learning rate decays from --lr to --lr-final (log-linear)")
+    parser.add_argument("--batch-size", type=int, default=d.batch_size, help="positions per gradient step")
+    parser.add_argument("--parallel-games", type=int, default=d.parallel_games, help="games each worker plays at once")
+    parser.add_argument("--epsilon", type=float, default=d.epsilon, help="chance of a uniformly random play (exploration)")
+    parser.add_argument("--checkpoint-minutes", type=float, default=d.checkpoint_minutes, help="minutes between checkpoints")
+    parser.add_argument("--eval-minutes", type=float, default=d.eval_minutes,
+                        help="minutes between strength checks against pubeval (0 = never)")
+    parser.add_argument("--eval-games", type=int, default=d.eval_games, help="games of each strength check")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (there is none anyway when standard error is not a terminal)")
     parser.add_argument("--stage", choices=("td", "refine"), default="td",
-                        help="td: TD(lambda) self-play (default); refine: supervised learning on labels from "
+                        help="td: TD(lambda) self-play; refine: supervised learning on labels from "
                              "Tabla's own 2-ply search, starting from --resume (see RefineConfig)")
     r = RefineConfig()
-    parser.add_argument("--refine-lr", type=float, default=r.lr, help=f"refine: Adam learning rate (default {r.lr})")
-    parser.add_argument("--candidates", type=int, default=r.candidates,
-                        help=f"refine: results per decision searched deeper (default {r.candidates})")
+    parser.add_argument("--refine-lr", type=float, default=r.lr, help="refine: Adam learning rate")
+    parser.add_argument("--candidates", type=int, default=r.candidates, help="refine: results per decision searched deeper")
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
-                        help=f"refine: chance of labelling a decision the deeper search agrees with (default {r.keep_agreed})")
-    parser.add_argument("--buffer", type=int, default=r.buffer_positions,
-                        help=f"refine: labelled positions kept for training (default {r.buffer_positions})")
+                        help="refine: chance of labelling a decision the deeper search agrees with")
+    parser.add_argument("--buffer", type=int, default=r.buffer_positions, help="refine: labelled positions kept for training")
+
+
+def refuse_to_overwrite(out: Path, resume: Path | None, overwrite: bool) -> None:
+    """CliError when ``out`` holds a checkpoint that this run would replace: a run folder is
+    only written into by its own continuation (``--resume`` from a checkpoint in it) or
+    with an explicit ``--overwrite``."""
+    if overwrite or not out.is_dir():
+        return
+    held = sorted(out.glob("*.pt"))
+    if not held:
+        return
+    if resume is not None and resume.resolve().parent == out.resolve():
+        return
+    latest = out / "latest.pt" if (out / "latest.pt") in held else held[0]
+    raise CliError(f"{out} already holds a training run ({latest.name}): continue it with --resume {latest}, "
+                   f"or replace it with --overwrite")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         epsilon=args.epsilon, checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
         eval_games=args.eval_games, seed=args.seed,
     )
+    refuse_to_overwrite(args.out, args.resume, args.overwrite)
     logging.getLogger().setLevel(logging.INFO)
     resume = args.resume
     if args.from_v1 is not None:
@@ -96,6 +132,7 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError("--stage refine needs --resume CHECKPOINT.pt and --minutes")
     if args.candidates < 2 or not 0.0 <= args.keep_agreed <= 1.0 or args.buffer < args.batch_size:
         raise CliError("--candidates must be at least 2, --keep-agreed between 0 and 1, --buffer at least --batch-size")
+    refuse_to_overwrite(args.out, args.resume, args.overwrite)
     cfg = RefineConfig(lr=args.refine_lr, batch_size=args.batch_size, candidates=args.candidates, workers=args.workers,
                        keep_agreed=args.keep_agreed, buffer_positions=args.buffer, parallel_games=args.parallel_games,
                        checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,

@@ -15,6 +15,7 @@ import math
 import os
 import queue
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,7 +178,28 @@ def record_progress(writer, cfg: TrainConfig, state: TrainState, gps: float, los
     writer.add_scalar("train/lr", cfg.lr_at(state.games), state.games)
     state.metrics["train/games_per_s"] = gps
     state.metrics["train/td_error"] = loss
-    bar.set_postfix(gps=f"{gps:.0f}", td=f"{loss:.4f}", ppg=state.metrics.get("eval/ppg_vs_pubeval", float("nan")))
+    bar.set_postfix(progress_figures(state))
+
+
+def progress_figures(state: TrainState) -> dict[str, str]:
+    """What the progress bar shows beside the game count: games/s, TD error and the latest
+    ppg against pubeval, each the last measured (``-`` before the first measurement; a
+    resumed run starts with its checkpoint's figures)."""
+    def fig(key: str, fmt: str) -> str:
+        v = state.metrics.get(key)
+        return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
+
+    return {"gps": fig("train/games_per_s", ".0f"), "td": fig("train/td_error", ".4f"),
+            "ppg": fig("eval/ppg_vs_pubeval", "+.3f")}
+
+
+def progress_bar(progress: bool, start_games: int, target_games: int | None):
+    """The training progress bar on standard error, counting games from ``start_games`` (a
+    resumed run's count); off without ``progress`` or when standard error is not a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(total=target_games, initial=start_games, unit="game", file=sys.stderr,
+                disable=not progress or not sys.stderr.isatty(), dynamic_ncols=True)
 
 
 def record_strength(nets: TorchNets, cfg: TrainConfig, state: TrainState, writer) -> None:
@@ -202,7 +224,6 @@ def train(
     """Run self-play training until ``games`` more games or ``minutes`` have passed."""
     import torch.multiprocessing as mp
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -234,7 +255,9 @@ def train(
     wall0 = state.wall_seconds
     last_ckpt = last_eval = t0
     last_log_t, last_log_games = t0, start_games
-    bar = tqdm(total=games, initial=0, unit="game", disable=not progress, dynamic_ncols=True)
+    last_line = t0
+    bar = progress_bar(progress, start_games, target_games)
+    bar.set_postfix(progress_figures(state))
 
     def checkpoint(tag: str = "latest") -> None:
         ckpt_req.value += 1
@@ -261,7 +284,7 @@ def train(
             state.games = counters["games"].value
             state.positions = counters["positions"].value
             state.wall_seconds = wall0 + (now - t0)
-            bar.update(state.games - start_games - bar.n)
+            bar.update(state.games - bar.n)
             if now - last_log_t >= 10:
                 gps = (state.games - last_log_games) / (now - last_log_t)
                 with counters["loss"].get_lock():
@@ -272,6 +295,9 @@ def train(
                     counters["steps"].value = 0
                 record_progress(writer, cfg, state, gps, loss, bar)
                 last_log_t, last_log_games = now, state.games
+                if progress and bar.disable and now - last_line >= 60:  # no terminal: a log line a minute
+                    log.info("%d games, %s", state.games, " ".join(f"{k}={v}" for k, v in progress_figures(state).items()))
+                    last_line = now
             if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
                 record_strength(nets, cfg, state, writer)
                 last_eval = time.time()
