@@ -1,8 +1,10 @@
 """Rollout figures of issue 12 on seeded contact positions (shipped model).
 
-``python -m scripts.measure_rollout [--positions 50] [--games 144] [--truncate 11]``
+``python -m scripts.measure_rollout [--positions 50] [--games 144] [--truncate 11] [--source selfplay|random]``
 
-For each position: a full-game rollout with variance reduction (the same trials give the
+The contact positions come from Tabla's own self-play at 1 ply (the positions a rollout
+is asked about in practice), or with ``--source random`` from random-play games, whose
+odd positions the net has rarely seen. For each position: a full-game rollout with variance reduction (the same trials give the
 standard error with and without the luck adjustment) and a rollout truncated after
 ``--truncate`` half-moves (other dice: every rollout has its own seed). Printed: the ratio of the standard
 errors (with ÷ without), per position and over all; how many positions have it at most
@@ -43,6 +45,35 @@ class PositionFigures:
     @property
     def truncated_agrees(self) -> bool:
         return abs(self.full - self.truncated) <= 1.96 * np.hypot(self.full_se, self.truncated_se)
+
+
+def selfplay_contact_positions(evaluator, n: int, seed: int, keep: float = 0.08) -> list[np.ndarray]:
+    """``n`` seeded contact positions from the evaluator's own 1-ply self-play (player on
+    roll): the kind of position a rollout is asked about. Each position of a game is kept
+    with probability ``keep`` while the game is still a contact game."""
+    from engine.batch import one_ply_choice
+    from engine.dice import opening_rolls
+    from engine.movegen import children_batch
+    from engine.position import Position
+
+    rng = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    while len(out) < n:
+        board = Position.start().array()
+        dice = opening_rolls(rng, 1)
+        for _ in range(400):
+            pos = Position.from_array(board)
+            if pos.is_game_over() or pos.is_race():
+                break
+            if rng.random() < keep:
+                out.append(board.copy())
+                if len(out) == n:
+                    break
+            children, offsets = children_batch(board[None, :], dice)
+            choice = one_ply_choice(children, offsets, evaluator.evaluate)
+            board = choice.opp_boards[choice.index[0]].copy()
+            dice = rng.integers(1, 7, size=(1, 2))
+    return out
 
 
 def contact_positions(n: int, seed: int) -> list[np.ndarray]:
@@ -108,11 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=144)
     ap.add_argument("--truncate", type=int, default=11)
     ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument("--source", choices=("selfplay", "random"), default="selfplay",
+                    help="where the contact positions come from: Tabla's own 1-ply self-play (default) or random play")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     limit_blas_threads(1)
     ev = load_evaluator(None)
-    figs = measure(ev, contact_positions(args.positions, args.seed), args.games, args.truncate, args.seed,
+    if args.source == "selfplay":
+        positions = selfplay_contact_positions(ev, args.positions, args.seed)
+    else:
+        positions = contact_positions(args.positions, args.seed)
+    figs = measure(ev, positions, args.games, args.truncate, args.seed,
                    log=None if args.json else print)
     s = summary(figs)
     print(json.dumps(s) if args.json else "\n".join(f"{k}: {v}" for k, v in s.items()))
