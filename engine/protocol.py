@@ -7,8 +7,12 @@ failure is a reply ``{"id": ..., "ok": false, "error": "<one sentence>"}``. Comm
 (:mod:`scripts.cmd_engine`).
 
 The evaluator is made by a factory on the first request that needs it (``legal`` never
-does), so a missing or invalid model file is reported in the replies of ``best`` /
-``eval`` / ``cube``.
+does); a factory that fails is reported in the replies of ``best`` / ``eval`` / ``cube``.
+``tabla engine`` loads its model before it reads a line, so there a model that cannot be
+loaded is a start-up error. Error messages repeat at most
+:data:`engine.request.ECHO_LIMIT` characters of any one input
+(:func:`engine.request.shorten_echoes`). Omitted plies take
+:data:`engine.request.DEFAULT_PLY` (PROTOCOL.md: ``best`` 1, ``eval`` and ``cube`` 0).
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import orjson
 
 from engine.api import Engine
 from engine.evaluator import Evaluator
-from engine.request import read_ply, read_query, read_top
+from engine.request import read_ply, read_query, read_top, shorten_echoes
 from engine.rollout import RolloutSettings
 
 log = logging.getLogger("tabla.engine")
@@ -94,7 +98,7 @@ class EngineSession:
         except ValueError as exc:  # QueryError, ProtocolError, EvaluatorUnavailable, CubeStateError ...
             return _error(rid, _first_line(exc)), False
         except Exception as exc:  # never crash: report and go on
-            log.exception("internal error on %r", req)
+            log.exception("internal error on %s", shorten_echoes(repr(req), 200))
             return _error(rid, f"internal error: {type(exc).__name__}: {_first_line(exc)}"), False
         return {"id": rid, "ok": True, **body}, False
 
@@ -163,7 +167,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _error(rid: Any, message: str) -> dict[str, Any]:
-    return {"id": rid, "ok": False, "error": message}
+    return {"id": rid, "ok": False, "error": shorten_echoes(message)}
 
 
 def error_reply(message: str) -> bytes:

@@ -8,6 +8,7 @@ optionally with a Match ID, or an XGID), the dice, the game-state fields of
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -25,11 +26,47 @@ PLY_RANGES = {"best": (1, MAX_PLY_PLAY), "eval": (0, MAX_PLY_EVAL), "cube": (0, 
 """Valid plies per command (see :mod:`engine.search` for what a ply is)."""
 
 DEFAULT_PLY = {"best": 1, "eval": 0, "cube": 0}
-"""The protocol's default ply per command."""
+"""The default ply per command, fixed by PROTOCOL.md (``best`` 1; ``eval`` and ``cube``
+0, before the roll). ``tabla eval`` / ``cube`` (and ``hint`` without dice) use the same
+defaults for positions; ``tabla hint`` ranks plays at 2 ply unless told."""
+
+ECHO_LIMIT = 80
+"""Characters of a user's input that an error message repeats (then ``…``)."""
+MESSAGE_LIMIT = 300
+"""Characters of an error message at most (then ``…``)."""
 
 
 class QueryError(ValueError):
     """A request that cannot be answered: bad position, dice, state or ply."""
+
+
+def shorten_echoes(message: str, limit: int = ECHO_LIMIT) -> str:
+    """``message`` with every run of more than ``limit`` non-blank characters (an echoed
+    input: a 5 MB Position ID, a long string) cut to ``limit`` characters and ``…``, and
+    the whole cut to :data:`MESSAGE_LIMIT`."""
+    out = re.sub(r"\S{%d,}" % (limit + 1), lambda m: m.group()[:limit] + "…", message)
+    return out if len(out) <= MESSAGE_LIMIT else out[:MESSAGE_LIMIT] + "…"
+
+
+_B64 = r"[A-Za-z0-9+/]"
+_POSITION_ID = re.compile(rf"{_B64}{{14}}")
+_POSITION_AND_MATCH_ID = re.compile(rf"({_B64}{{14}}):({_B64}{{12}})")
+
+
+def id_fields(text: str) -> dict[str, str]:
+    """The query fields of one ID given by its form: ``XGID=...`` (or a bare XGID: ten
+    fields separated by ``:``) → ``xgid``; ``PosID:MatchID`` as gnubg writes them →
+    ``position_id`` and ``match_id``; a 14-character Position ID → ``position_id``."""
+    body = text.strip()
+    if body.upper().startswith("XGID=") or body.count(":") == 9:
+        return {"xgid": body}
+    m = _POSITION_AND_MATCH_ID.fullmatch(body)
+    if m:
+        return {"position_id": m.group(1), "match_id": m.group(2)}
+    if _POSITION_ID.fullmatch(body):
+        return {"position_id": body}
+    raise QueryError(f"cannot tell which kind of ID {body!r} is: give a Position ID (14 characters), "
+                     f"PositionID:MatchID or XGID=...")
 
 
 # --------------------------------------------------------------------------- queries

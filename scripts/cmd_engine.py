@@ -2,8 +2,10 @@
 standard input and output.
 
 One JSON object a line in, exactly one JSON object a line out, in order, flushed after
-every line; logs go to standard error; end of input exits with status 0. The replies come
-from :class:`engine.protocol.EngineSession`.
+every line; logs go to standard error (``-v``: every request and reply, logger
+``tabla.engine``); end of input exits with status 0. The model is loaded before the
+first line is read: one that cannot be loaded is a one-line error and exit status 2. The
+replies come from :class:`engine.protocol.EngineSession`.
 """
 from __future__ import annotations
 
@@ -16,7 +18,10 @@ import time
 from typing import Any, BinaryIO, TextIO
 
 from engine.protocol import EngineSession, error_reply
+from engine.request import shorten_echoes
 from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
+
+log = logging.getLogger("tabla.engine")
 
 
 class SpinLineReader:
@@ -68,11 +73,13 @@ class _TextWriter:
         self.stream.flush()
 
 
-def serve(session: EngineSession, stdin: BinaryIO | TextIO | SpinLineReader, stdout: BinaryIO) -> int:
+def serve(session: EngineSession, stdin: BinaryIO | TextIO | SpinLineReader, stdout: BinaryIO,
+          log_requests: bool = False) -> int:
     """Run the loop until ``quit`` or end of input; returns the exit status (0).
 
     ``stdin`` may yield bytes (undecodable lines get an error reply) or text; replies are
-    written to the binary stream ``stdout``.
+    written to the binary stream ``stdout``. ``log_requests``: each request, its reply
+    and the time taken go to the ``tabla.engine`` logger at INFO (shortened).
     """
     readline = stdin.readline
     write = stdout.write
@@ -92,7 +99,13 @@ def serve(session: EngineSession, stdin: BinaryIO | TextIO | SpinLineReader, std
             line = raw
         if not line.strip():
             continue
-        data, stop = session.reply_line(line)
+        if log_requests:
+            t = time.perf_counter()
+            data, stop = session.reply_line(line)
+            log.info("%s -> %s (%.1f ms)", shorten_echoes(line.strip(), 200),
+                     shorten_echoes(data.decode("utf-8").strip(), 200), 1e3 * (time.perf_counter() - t))
+        else:
+            data, stop = session.reply_line(line)
         write(data)
         flush()
         if stop:
@@ -118,17 +131,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.verbose:
-        logging.getLogger("tabla").setLevel(logging.INFO)
-    limit_blas_threads(1)
-    spec = evaluator_spec(args.model, args.heuristic)
-    session = EngineSession(lambda: load_evaluator(spec))
+        log.setLevel(logging.INFO)
     if args.spin_us < 0:
         raise ValueError("--spin-us must be 0 or more")
+    limit_blas_threads(1)
+    evaluator = load_evaluator(evaluator_spec(args.model, args.heuristic))  # ModelError: a start-up error
+    session = EngineSession(lambda: evaluator)
     try:
         stdin: Any = SpinLineReader(sys.stdin.fileno(), args.spin_us)
     except (AttributeError, OSError, ValueError):  # no real descriptor (embedded use)
         stdin = sys.stdin.buffer
     try:
-        return serve(session, stdin, getattr(sys.stdout, "buffer", None) or _TextWriter(sys.stdout))
+        return serve(session, stdin, getattr(sys.stdout, "buffer", None) or _TextWriter(sys.stdout), args.verbose)
     except (BrokenPipeError, KeyboardInterrupt):
         return 0

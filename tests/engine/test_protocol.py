@@ -148,15 +148,51 @@ def test_error_replies_and_the_process_goes_on():
     assert "Traceback" not in stderr
 
 
-def test_missing_model_is_reported_per_request_and_legal_still_works():
-    replies, rc, _ = run_engine(
-        [req(id=1, cmd="best", position_id=START, dice=[3, 1]), req(id=2, cmd="legal", position_id=START, dice=[3, 1])],
-        "--model",
-        "/nonexistent/model.npz",
-    )
-    assert rc == 0
-    assert replies[0]["ok"] is False and "model" in replies[0]["error"]
-    assert replies[1]["ok"] is True
+@pytest.mark.parametrize("model", ["broken", "missing"])
+def test_engine_with_a_broken_model_is_a_startup_error(tmp_path, model):
+    path = tmp_path / "broken.npz"
+    if model == "broken":
+        path.write_bytes(b"not a model")
+    for lines in ([], [req(id=1, cmd="legal", position_id=START, dice=[3, 1])]):
+        replies, rc, stderr = run_engine(lines, "--model", str(path))
+        assert rc == 2 and replies == []
+        assert stderr.count("\n") == 1 and str(path) in stderr and "Traceback" not in stderr
+
+
+def test_a_session_whose_evaluator_cannot_be_made_says_so_per_request_and_legal_still_works():
+    from engine.protocol import EngineSession
+
+    def broken():
+        raise ValueError("cannot load x.npz: not a model")
+
+    session = EngineSession(broken)
+    best, _ = session.handle({"id": 1, "cmd": "best", "position_id": START, "dice": [3, 1]})
+    legal, _ = session.handle({"id": 2, "cmd": "legal", "position_id": START, "dice": [3, 1]})
+    assert best["ok"] is False and "x.npz" in best["error"]
+    assert legal["ok"] is True
+
+
+def test_engine_verbose_flag_logs_requests():
+    line = req(id=7, cmd="legal", position_id=START, dice=[3, 1])
+    replies, rc, stderr = run_engine([line], "--heuristic", "-v")
+    assert rc == 0 and replies[0]["ok"] is True
+    logged = [l for l in stderr.splitlines() if "tabla.engine" in l]
+    assert len(logged) == 1 and '"id":7' in logged[0].replace(" ", "") and "ms)" in logged[0]
+    _, _, quiet = run_engine([line], "--heuristic")
+    assert "tabla.engine" not in quiet
+
+
+def test_engine_error_replies_cap_the_echoed_input():
+    from engine.request import ECHO_LIMIT, MESSAGE_LIMIT
+
+    huge = "A" * 100_000
+    lines = [req(id=1, cmd="best", position_id=huge, dice=[3, 1]), req(id=2, cmd=huge),
+             req(id=3, cmd="eval", position_id=START, ply=huge), req(id=4, cmd="legal", position_id=START, dice=huge)]
+    replies, rc, _ = run_engine(lines, "--heuristic")
+    assert rc == 0 and [r["id"] for r in replies] == [1, 2, 3, 4]
+    for r in replies:
+        assert r["ok"] is False and len(r["error"]) <= MESSAGE_LIMIT + 1 and "A" * 20 in r["error"]
+        assert max(len(w) for w in r["error"].split()) <= ECHO_LIMIT + 1 and "…" in r["error"], r["error"]
 
 
 def test_a_long_mixed_session_answers_every_line_in_order():
