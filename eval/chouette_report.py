@@ -144,7 +144,7 @@ def table(run: ChouetteRun) -> str:
     flags = [n for n, on in (("Jacoby", opts.jacoby), ("beavers", opts.beavers),
                              (f"{opts.auto_doubles} automatic double(s)", opts.auto_doubles),
                              (f"cube max {opts.max_cube}", opts.max_cube != 64)) if on]
-    lines = [f"chouette: {len(figs)} players, {games} games" + (f" ({', '.join(flags)})" if flags else ""),
+    lines = [f"chouette: {len(figs)} players, {games} game{'s' if games != 1 else ''}" + (f" ({', '.join(flags)})" if flags else ""),
              f"seating: box {run.labels[run.seating.order[0]]}, captain {run.labels[run.seating.order[1]]}, "
              f"then {', '.join(run.labels[p] for p in run.seating.order[2:])}",
              "",

@@ -112,3 +112,26 @@ def run(args: argparse.Namespace) -> int:
         if args.log:
             print(f"  log {args.log} ({len(result.games)} games)")
     return 0
+
+
+def run_terminal(args: argparse.Namespace, load_engine) -> int:
+    """``tabla play --chouette N``: the person in one seat, Tabla bots in the others
+    (:mod:`eval.chouette_play`); ``load_engine(model)`` is ``tabla play``'s engine loader."""
+    from eval.bots import TablaBot  # noqa: PLC0415
+    from eval.chouette_play import TerminalChouette  # noqa: PLC0415
+
+    n = args.chouette
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ChouetteArgumentError(f"--chouette takes {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n}")
+    if args.match is not None or args.load:
+        raise ChouetteArgumentError("a chouette is played for money: --chouette goes with neither --match nor --load")
+    engine = load_engine(args.model)
+    bots = [TablaBot(engine.evaluator, args.ply, label="tabla") for _ in range(n - 1)]
+    options = GameOptions(jacoby=args.jacoby, beavers=args.beavers)
+    table = TerminalChouette(bots, np.random.default_rng(args.seed), options, home=args.home,
+                             bot_text=f"tabla at ply {args.ply}")
+    try:
+        return table.run()
+    except KeyboardInterrupt:
+        table.say("\n(interrupted) Goodbye.")
+        return 130

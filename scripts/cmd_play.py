@@ -1,7 +1,7 @@
 """``tabla play``: play against Tabla in the terminal (the session is :mod:`eval.play`).
 
 ``tabla play [--match 7 | --money] [--ply 2] [--model PATH|heuristic] [--seed S] [--jacoby]
-[--beavers] [--home left|right] [--load FILE]``
+[--beavers] [--home left|right] [--load FILE] [--chouette N]``
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beavers", action="store_true", help="money: beavers allowed")
     parser.add_argument("--home", choices=("left", "right"), default="right", help="where your home board is drawn (default right)")
     parser.add_argument("--load", metavar="FILE", help="continue a game saved with 'save FILE'")
+    parser.add_argument("--chouette", type=int, metavar="N", help="a chouette of N players (3-10): you and N-1 tabla bots")
 
 
 def load_engine(model: str | None) -> Engine:
@@ -44,6 +45,10 @@ def load_engine(model: str | None) -> Engine:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.chouette is not None:
+        from scripts.cmd_chouette import run_terminal  # noqa: PLC0415
+
+        return run_terminal(args, load_engine)
     if args.match is not None and not 1 <= args.match <= 25:
         raise CliError(f"--match takes a length of 1 to 25 points, got {args.match}")
     if args.match is not None and (args.jacoby or args.beavers):
