@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cube": ("scripts.cmd_query", "cube decision and cubeful equities"),
     "rollout": ("scripts.cmd_rollout", "roll a position out, or rank the plays of a roll by rollout"),
     "engine": ("scripts.cmd_engine", "the JSON-lines engine protocol on stdin/stdout"),
+    "serve": ("scripts.cmd_serve", "the engine over HTTP (JSON API, /docs) and a board in the browser"),
     "train": ("scripts.cmd_train", "TD(lambda) self-play training"),
     "arena": ("scripts.cmd_arena", "play two bots against each other"),
     "chouette": ("scripts.cmd_chouette", "bots play a chouette (three or more players, the box against a team)"),
