@@ -10,9 +10,9 @@ Three kinds of run:
 * matches (``match_length=N``): N-point matches with the Crawford rule, also in
   duplicate pairs; match wins for A with a 95% CI over pair averages.
 
-Figures are always A's. ``export`` (cubeless runs then also go through the driver, so
-their games can be written) produces a Jellyfish ``.mat`` file (money: one ``0 point
-match`` session; matches: one file per match, ``stem-0001.mat``, ...) with A on the left.
+Figures are always A's. ``export`` produces a Jellyfish ``.mat`` file (money: one ``0
+point match`` session; matches: one file per match, ``stem-0001.mat``, ...) with A on the
+left, holding the very games behind the figures (a cubeless run keeps the duel's moves).
 """
 from __future__ import annotations
 
@@ -27,11 +27,12 @@ from typing import Callable
 import numpy as np
 
 from engine.evaluator import Evaluator
+from engine.movegen import legal_results_with_steps
 from eval.bots import Bot, make_bot
 from eval.duel import GameTally, duel, pair_ci95
 from eval.mat import export_mat
 from engine.game import GameOptions
-from eval.match import DiceSource, GameRecord, MatchRecord, play_game, play_match
+from eval.match import Action, DiceSource, GameRecord, MatchRecord, play_game, play_match
 
 log = logging.getLogger(__name__)
 
@@ -220,12 +221,11 @@ def run_arena(
     a, b = bots if bots is not None else make_bots(spec_a, spec_b, seed)
     kind = "match" if match_length else "cubeful" if cube else "cubeless"
     start = time.perf_counter()
-    if kind == "cubeless" and not keep_records:
-        d = duel(a, b, games, seed, workers=workers, progress=progress)
-        return ArenaResult(a=spec_a, b=spec_b, kind=kind, seed=seed, games=d.n, **d.tally())
-    opts = options or GameOptions()
     if kind == "cubeless":
-        opts = replace(opts, cube=False)
+        d = duel(a, b, games, seed, workers=workers, progress=progress, record=keep_records)
+        records = duel_records(d.history, d.points, (a.name, b.name)) if keep_records else []
+        return ArenaResult(a=spec_a, b=spec_b, kind=kind, seed=seed, games=d.n, records=records, **d.tally())
+    opts = options or GameOptions()
     pairs = (games + 1) // 2
     records = _run_pairs("match" if kind == "match" else "money", a, b, pairs, seed, match_length, opts, workers, progress)
     seconds = time.perf_counter() - start
@@ -255,6 +255,26 @@ def run_arena(
         res.match_win_rate = rate
         res.match_ci95 = mci
     return res
+
+
+def duel_records(history: list, points: np.ndarray, names: tuple[str, str]) -> list[MatchRecord]:
+    """The games of a recorded duel (:func:`eval.duel.duel` with ``record``) as one-game
+    money records with A in seat 0: game ``2k`` opened by A, ``2k + 1`` by B."""
+    out = []
+    for g, (moves, pts) in enumerate(zip(history, points)):
+        first = g % 2
+        rec = GameRecord(number=g + 1, score=(0, 0), match_length=0, crawford=False, first=first,
+                         winner=0 if pts > 0 else 1, points=abs(int(pts)), result=abs(int(pts)))
+        for t, (dice, before, after) in enumerate(moves):
+            d1, d2 = int(dice[0]), int(dice[1])
+            results, steps, nsteps = legal_results_with_steps(before, d1, d2)
+            k = int(np.flatnonzero((results == after[None, :]).all(axis=1))[0])
+            st = () if np.array_equal(after, before) else tuple(
+                (int(steps[k, j, 0]), int(steps[k, j, 1])) for j in range(int(nsteps[k])))
+            rec.actions.append(Action(first if t % 2 == 0 else 1 - first, "move", dice=(d1, d2),
+                                      before=tuple(int(x) for x in before), after=tuple(int(x) for x in after), steps=st))
+        out.append(MatchRecord(names=names, match_length=0, games=[rec], score=(rec.points_for(0), rec.points_for(1))))
+    return out
 
 
 def _plain_ci(values: np.ndarray) -> float:

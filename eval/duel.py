@@ -173,6 +173,9 @@ class DuelResult(GameTally):
     """Games played (an even number: whole pairs)."""
     plies: np.ndarray = field(repr=False)
     """Plies of every game."""
+    history: list | None = field(default=None, repr=False)
+    """With ``record``: each game's moves, in the order of ``points``, as
+    ``(dice (2,), board before (26,), board after (26,))`` in the mover's view."""
 
     def summary(self) -> str:
         """One line: ppg with its CI, counts and speed."""
@@ -187,7 +190,7 @@ class DuelResult(GameTally):
         return {
             k: (float(v) if isinstance(v, (float, np.floating)) else int(v))
             for k, v in self.__dict__.items()
-            if k not in ("points", "plies")
+            if k not in ("points", "plies", "history")
         }
 
 
@@ -203,8 +206,8 @@ def pair_ci95(points: np.ndarray) -> tuple[float, float]:
     return mean, float(1.96 * pairs.std(ddof=1) / math.sqrt(len(pairs)))
 
 
-def summarize(points: np.ndarray, plies: np.ndarray, seconds: float) -> DuelResult:
-    """Build a :class:`DuelResult` from per-game points for A."""
+def summarize(points: np.ndarray, plies: np.ndarray, seconds: float, history: list | None = None) -> DuelResult:
+    """Build a :class:`DuelResult` from per-game points for A (and, optionally, the moves)."""
     pts = np.asarray(points, dtype=np.int64)
     ppg, ci = pair_ci95(pts)
     return DuelResult(
@@ -221,6 +224,7 @@ def summarize(points: np.ndarray, plies: np.ndarray, seconds: float) -> DuelResu
         games_per_s=len(pts) / seconds if seconds > 0 else math.inf,
         points=pts,
         plies=np.asarray(plies, dtype=np.int64),
+        history=history,
     )
 
 
@@ -280,11 +284,11 @@ def play_pairs(
 _WORKER_PLAYERS: tuple | None = None
 
 
-def _worker(job: tuple[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seed, pairs = job
+def _worker(job: tuple[int, np.ndarray, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list | None]:
+    seed, pairs, record = job
     a, b = _WORKER_PLAYERS
-    pts, pl, _ = play_pairs(a, b, seed, pairs)
-    return pairs, pts, pl
+    pts, pl, hist = play_pairs(a, b, seed, pairs, record=record)
+    return pairs, pts, pl, hist
 
 
 def duel(
@@ -295,12 +299,14 @@ def duel(
     workers: int = 1,
     batch_pairs: int = 512,
     progress: Callable[[int], None] | None = None,
+    record: bool = False,
 ) -> DuelResult:
     """Play ``games`` (rounded up to an even number) cubeless money games, duplicate dice.
 
     ``workers > 1`` forks worker processes, each playing chunks of ``batch_pairs`` pairs;
     the figures do not depend on ``workers`` or ``batch_pairs``. ``progress(k)`` is called
-    with the number of games just finished.
+    with the number of games just finished. ``record``: the result also holds every
+    game's moves (:attr:`DuelResult.history`); the games are the same either way.
     """
     if games < 1:
         raise ValueError("a duel needs at least one game")
@@ -309,11 +315,14 @@ def duel(
     chunks = [np.arange(i, min(i + batch_pairs, n_pairs)) for i in range(0, n_pairs, batch_pairs)]
     points = np.zeros(2 * n_pairs, np.int64)
     plies = np.zeros(2 * n_pairs, np.int64)
+    history: list | None = [None] * (2 * n_pairs) if record else None
     if workers <= 1 or len(chunks) == 1 and n_pairs < 64:
         for pairs in chunks:
-            pts, pl, _ = play_pairs(player_a, player_b, seed, pairs, on_games_done=progress)
+            pts, pl, hist = play_pairs(player_a, player_b, seed, pairs, on_games_done=progress, record=record)
             points[2 * pairs[0] : 2 * pairs[-1] + 2] = pts
             plies[2 * pairs[0] : 2 * pairs[-1] + 2] = pl
+            if record:
+                history[2 * pairs[0] : 2 * pairs[-1] + 2] = hist
     else:
         # split so that every worker has work even for one chunk's worth of pairs
         size = max(16, min(batch_pairs, math.ceil(n_pairs / workers)))
@@ -323,13 +332,15 @@ def duel(
         try:
             ctx = mp.get_context("fork")
             with ctx.Pool(workers) as pool:
-                for pairs, pts, pl in pool.imap_unordered(_worker, [(seed, c) for c in chunks]):
+                for pairs, pts, pl, hist in pool.imap_unordered(_worker, [(seed, c, record) for c in chunks]):
                     points[2 * pairs[0] : 2 * pairs[-1] + 2] = pts
                     plies[2 * pairs[0] : 2 * pairs[-1] + 2] = pl
+                    if record:
+                        history[2 * pairs[0] : 2 * pairs[-1] + 2] = hist
                     if progress is not None:
                         progress(len(pts))
         finally:
             _WORKER_PLAYERS = None
-    result = summarize(points, plies, time.perf_counter() - start)
+    result = summarize(points, plies, time.perf_counter() - start, history)
     log.info("duel: %s", result.summary())
     return result

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from engine.game import GameOptions
 from scripts.evaluators import load_evaluator
@@ -35,9 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--auto-doubles", type=int, default=0, metavar="K", help="money: up to K automatic doubles")
     parser.add_argument("--max-cube", type=int, default=64, help="cube cap (default 64)")
     parser.add_argument("--export", metavar="FILE.mat", help="write the games as a Jellyfish .mat file")
-    parser.add_argument("--plot", metavar="FILE.png", help="plot the cumulative ppg with its 95%% CI")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="plot the cumulative ppg with its 95%% CI (a folder: FOLDER/arena.png)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (there is none anyway when standard error is not a terminal)")
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -59,12 +62,33 @@ def _check(args: argparse.Namespace) -> None:
         raise ArenaArgumentError(f"{', '.join(money_only)} only apply to money games (--cube without --match)")
     if args.export and not args.export.lower().endswith(".mat"):
         raise ArenaArgumentError(f"--export writes a .mat file, got {args.export!r}")
+    if args.export:
+        _check_folder("--export", Path(args.export))
+
+
+def plot_path(plot: str) -> Path:
+    """Where ``--plot`` writes: the file itself (``.png``), or ``arena.png`` in an existing
+    folder; ArenaArgumentError for anything else, before the games are played."""
+    path = Path(plot)
+    if path.is_dir():
+        path = path / "arena.png"
+    elif path.suffix.lower() != ".png":
+        raise ArenaArgumentError(f"--plot writes a .png file or into an existing folder, got {plot!r}")
+    _check_folder("--plot", path)
+    return path
+
+
+def _check_folder(option: str, path: Path) -> None:
+    folder = path.parent
+    if not folder.is_dir():
+        raise ArenaArgumentError(f"{option} {path}: the folder {folder} does not exist")
 
 
 def run(args: argparse.Namespace) -> int:
     from eval import arena  # noqa: PLC0415 (keep `tabla --help` light)
 
     _check(args)
+    plot = plot_path(args.plot) if args.plot else None
     bots = arena.make_bots(args.a, args.b, args.seed, load_evaluator)
     options = GameOptions(
         cube=bool(args.cube or args.match),
@@ -79,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         from tqdm import tqdm  # noqa: PLC0415
 
         bar = tqdm(total=(args.games + 1) // 2 * 2, unit="match" if args.match else "game", file=sys.stderr,
-                   dynamic_ncols=True, leave=False)
+                   dynamic_ncols=True, leave=False, disable=not sys.stderr.isatty())
         progress = bar.update
     try:
         result = arena.run_arena(
@@ -90,14 +114,14 @@ def run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     files = arena.export_records(result, args.export) if args.export else []
-    if args.plot:
-        arena.plot_run(result, args.plot)
+    if plot is not None:
+        arena.plot_run(result, plot)
     if args.json:
         out = result.to_dict()
         if files:
             out["exported"] = [str(f) for f in files]
-        if args.plot:
-            out["plot"] = args.plot
+        if plot is not None:
+            out["plot"] = str(plot)
         print(json.dumps(out))
     else:
         print(result.table())
@@ -105,6 +129,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"  exported {f}")
         if len(files) > 3:
             print(f"  ... and {len(files) - 3} more .mat files")
-        if args.plot:
-            print(f"  plot {args.plot}")
+        if plot is not None:
+            print(f"  plot {plot}")
     return 0

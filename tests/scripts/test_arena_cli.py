@@ -84,3 +84,40 @@ def test_bad_arguments_give_one_line_and_exit_2(argv, message, capsys):
     assert main(argv + ["--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def _figures(out: dict) -> dict:
+    return {k: v for k, v in out.items() if k not in ("seconds", "games_per_s", "exported")}
+
+
+def test_arena_export_does_not_change_the_results(tmp_path, capsys):
+    from eval.replay import replay_match
+
+    argv = ["arena", "pubeval", "random", "--games", "40", "--seed", "1", "--json", "--no-progress"]
+    assert main(argv) == 0
+    plain = json.loads(capsys.readouterr().out)
+    mat = tmp_path / "run.mat"
+    assert main(argv + ["--export", str(mat)]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert _figures(exported) == _figures(plain)
+    # the file holds the games behind the figures: A's points game by game
+    games = replay_match(parse_mat(mat.read_text())).games
+    got = [g.points if g.winner == 0 else -g.points for g in games]
+    want = arena.run_arena("pubeval", "random", 40, seed=1).points
+    assert got == list(want) and sum(got) / len(got) == pytest.approx(plain["ppg"])
+
+
+def test_plot_into_a_folder_writes_arena_png_and_says_where(tmp_path, capsys):
+    assert main(["arena", "race", "random", "--games", "10", "--plot", str(tmp_path), "--no-progress"]) == 0
+    png = tmp_path / "arena.png"
+    assert png.stat().st_size > 1000 and f"plot {png}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("where", "message"), [("adir", ".png file or into an existing folder"),
+                                                ("no/such/folder/x.png", "does not exist")])
+def test_plot_to_a_path_it_cannot_write_is_refused_before_the_games(tmp_path, where, message, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(arena, "run_arena", lambda *a, **k: pytest.fail("the games were played"))
+    assert main(["arena", "race", "random", "--games", "10", "--plot", where, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and not list(tmp_path.iterdir())
