@@ -144,3 +144,21 @@ def test_the_installed_command_runs_as_a_subprocess():
                            "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["games"] == 2
+
+
+@pytest.mark.slow
+def test_two_hundred_games_of_tabla_pubeval_and_random_follow_the_rotation_and_sum_to_zero(tmp_path):
+    """The issue's run: ``tabla chouette tabla:ply=1 pubeval random --games 200 --seed 1
+    --log x.jsonl`` (about 15 s), with ``--json``."""
+    log = tmp_path / "x.jsonl"
+    players = ["tabla:ply=1", "pubeval", "random"]
+    proc = subprocess.run([sys.executable, "-m", "scripts.tabla", "chouette", *players, "--games", "200", "--seed", "1",
+                           "--log", str(log), "--json", "--no-progress"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = read_log(log)
+    assert len(lines) == 200
+    check_log(lines, players)
+    data = json.loads(proc.stdout)
+    assert data["games"] == 200 and data["ledger_sum"] == 0
+    assert data["ledger"] == {p: sum(l["points"][p] for l in lines) for p in players}
