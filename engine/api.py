@@ -30,7 +30,7 @@ from engine.movegen import legal_results_with_steps
 from engine.notation import format_play
 from engine.position import Position
 from engine.request import Query, QueryError, parse_dice, resolve_query
-from engine.rollout import PlayRollout, Progress, RolloutError, RolloutResult, RolloutSettings, rollout, rollout_plays
+from engine.rollout import PlayRollout, Progress, RolloutError, RolloutResult, RolloutSettings, SliceMap, rollout, rollout_plays
 from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
 
 # --------------------------------------------------------------------------- answers
@@ -232,10 +232,11 @@ class Engine:
         settings: RolloutSettings = RolloutSettings(),
         state: CubeState | None = None,
         progress: Progress | None = None,
+        slice_map: SliceMap | None = None,
     ) -> RolloutResult:
         """Roll the position out (player on roll, before the roll); see :mod:`engine.rollout`."""
         try:
-            return rollout(self.evaluator, position.array(), settings, state or MONEY, progress)
+            return rollout(self.evaluator, position.array(), settings, state or MONEY, progress, slice_map)
         except RolloutError as exc:
             raise QueryError(str(exc)) from None
 
@@ -247,12 +248,13 @@ class Engine:
         state: CubeState | None = None,
         top: int = 5,
         progress: Progress | None = None,
+        slice_map: SliceMap | None = None,
     ) -> list["RolledPlay"]:
         """The ``top`` plays of the roll (chosen at 2 ply) rolled out with common dice, best first."""
         roll = dice if isinstance(dice, Roll) else parse_dice(dice)
         try:
             plays = rollout_plays(self.evaluator, position.array(), (roll.high, roll.low), settings,
-                                  state or MONEY, top, progress=progress)
+                                  state or MONEY, top, progress=progress, slice_map=slice_map)
         except RolloutError as exc:
             raise QueryError(str(exc)) from None
         return [RolledPlay.of(position, p) for p in plays]

@@ -7,7 +7,8 @@ game or cut after ``truncate`` half-moves, cubeless or (``cubeful``) with the cu
 by Tabla's own decisions. The trial loop (:mod:`engine.rollout_trials`) plays many trials
 at once; dice are quasi-random (:mod:`engine.rollout_dice`) and depend only on the seed
 and the trial number, so the result is the same with any number of ``workers`` (forked
-processes, each playing slices of trial numbers).
+processes, each playing slices of trial numbers), or with the slices played elsewhere by a
+``slice_map`` (e.g. Ray tasks, :mod:`training.ray_rollout`).
 
 Every figure comes with its standard error (the sample standard deviation of the trials
 over ``sqrt(n)``; with stratified dice this is slightly conservative) and a 95% interval
@@ -22,7 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -183,6 +184,24 @@ Progress = Callable[[int, int, "RolloutResult | None"], None]
 
 
 # --------------------------------------------------------------------------- workers
+@dataclass(frozen=True, slots=True, eq=False)
+class TrialJob:
+    """What every slice of one rollout plays: the evaluator, the position, the spec, the slots."""
+
+    evaluator: Evaluator
+    board: np.ndarray
+    spec: TrialSpec
+    slots: int
+
+    def run(self, trials: np.ndarray) -> TrialRows:
+        """The rows of ``trials`` (a slice of trial numbers)."""
+        return run_trials(self.evaluator, self.board, self.spec, trials, self.slots)
+
+
+SliceMap = Callable[[TrialJob, np.ndarray], Iterable[TrialRows]]
+"""``slice_map(job, trials)`` plays ``trials`` elsewhere, split as it likes (each slice by
+:meth:`TrialJob.run`), and yields the rows of each slice as it finishes, in any order."""
+
 _WORKER: dict[str, Any] = {}
 
 
@@ -194,11 +213,14 @@ def _worker_slice(trials: np.ndarray) -> TrialRows:
 class _Runner:
     """Plays slices of trial numbers here or in a pool of forked workers."""
 
-    def __init__(self, evaluator: Evaluator, board: np.ndarray, spec: TrialSpec, workers: int, slots: int) -> None:
+    def __init__(self, evaluator: Evaluator, board: np.ndarray, spec: TrialSpec, workers: int, slots: int,
+                 slice_map: SliceMap | None = None) -> None:
         self.args = (evaluator, board, spec)
         self.slots = slots
         self.pool = None
-        if workers > 1:
+        self.slice_map = slice_map
+        self.job = TrialJob(evaluator, board, spec, slots)
+        if workers > 1 and slice_map is None:
             if spec.truncate is not None and spec.bearoff:
                 bearoff.get_db().two_sided  # loaded (or built) once, before the workers fork
             _WORKER.update(evaluator=evaluator, board=board, spec=spec, slots=slots)
@@ -209,6 +231,12 @@ class _Runner:
              on_partial: Callable[[TrialRows], None]) -> TrialRows:
         """Rows of ``trials``; ``on_slice`` gets each finished slice, ``on_partial`` (here,
         not in workers) the finished rows of the slice in play now and then."""
+        if self.slice_map is not None:
+            parts = []
+            for part in self.slice_map(self.job, trials):
+                parts.append(part)
+                on_slice(part)
+            return TrialRows.concat(parts)
         if self.pool is None:
             part = run_trials(*self.args, trials, self.slots, on_partial)
             on_slice(part)
@@ -239,8 +267,11 @@ def rollout(
     settings: RolloutSettings = RolloutSettings(),
     state: CubeState = CubeState(),
     progress: Progress | None = None,
+    slice_map: SliceMap | None = None,
 ) -> RolloutResult:
-    """Roll ``board`` (player on roll, before his roll) out; see the module docstring."""
+    """Roll ``board`` (player on roll, before his roll) out; see the module docstring.
+
+    ``slice_map`` plays the trials elsewhere (``settings.workers`` is then unused)."""
     board = np.ascontiguousarray(board, dtype=np.int8)
     if not board_live(board):
         raise RolloutError("the game in this position is already over")
@@ -250,7 +281,7 @@ def rollout(
                      bearoff=settings.bearoff)
     slots = SLOTS_VR if settings.variance_reduction else SLOTS_PLAIN
     t0 = time.perf_counter()
-    runner = _Runner(evaluator, board, spec, settings.workers, slots)
+    runner = _Runner(evaluator, board, spec, settings.workers, slots, slice_map)
     done: list[TrialRows] = []
 
     def report(extra: TrialRows | None) -> None:
@@ -321,6 +352,7 @@ def rollout_plays(
     top: int = 5,
     choose_ply: int = 2,
     progress: Progress | None = None,
+    slice_map: SliceMap | None = None,
 ) -> list[PlayRollout]:
     """The ``top`` plays of ``dice`` at ``choose_ply``, each rolled out with the same dice
     streams, best first by rollout equity (cubeful with ``settings.cubeful``)."""
@@ -341,7 +373,7 @@ def rollout_plays(
         if not board_live(child):  # the play ends the game: its value is exact
             res = _finished(child, settings, state)
         else:
-            res = _for_mover(rollout(evaluator, flip_array(child), settings, state.flip(), progress))
+            res = _for_mover(rollout(evaluator, flip_array(child), settings, state.flip(), progress, slice_map))
         out.append((child, steps, res))
     value = (lambda r: r.cubeful_equity.mean) if settings.cubeful else (lambda r: r.equity.mean)
     out.sort(key=lambda c: -value(c[2]))
