@@ -2,22 +2,27 @@
 
 ``tabla rollout --position-id P [--match-id M | --xgid X] [--games 1296] [--ply 1]
 [--truncate T] [--cubeful] [--no-variance-reduction] [--until-se X] [--seed S]
-[--workers N] [--json]``; with ``--dice 31 [--top 5]`` the top plays of that roll (chosen
+[--workers N] [--backend ray [--ray-address A]] [--json]``; with ``--dice 31 [--top 5]`` the top plays of that roll (chosen
 at 2 ply) are rolled out with the same dice (common random numbers) and ranked by rollout
 equity, each with ± 95% CI and its difference to the best. A progress bar (standard error,
 when it is a terminal) shows the trials done, the running equity ± CI and the time left.
+With ``--backend ray`` the slices of trials run as Ray tasks (:mod:`training.ray_rollout`);
+the figures are the same as on this machine for the same seed.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from typing import Iterator
 
 from engine.api import Engine, RolledPlay
 from engine.evaluator import PROB_NAMES
-from engine.request import resolve_query
-from engine.rollout import RolloutResult, RolloutSettings
+from engine.request import Query, resolve_query
+from engine.rollout import RolloutResult, RolloutSettings, SliceMap
 from scripts.cmd_query import describe_state
+from scripts.cmd_train_ray import add_ray_arguments
 from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
 
 
@@ -41,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object with every figure")
     parser.add_argument("--model", help="model file (.npz or .pt); default: the shipped model")
     parser.add_argument("--heuristic", action="store_true", help="use the heuristic evaluator, not the network")
+    add_ray_arguments(parser, actors=False)
 
 
 class _Bar:
@@ -78,10 +84,35 @@ def run(args: argparse.Namespace) -> int:
                                seed=args.seed, workers=args.workers, bearoff=not args.no_bearoff)
     limit_blas_threads(1)
     engine = Engine(load_evaluator(evaluator_spec(args.model, args.heuristic)))
+    with _slice_map(args) as slice_map:
+        return _run(args, q, settings, engine, slice_map)
+
+
+@contextlib.contextmanager
+def _slice_map(args: argparse.Namespace) -> Iterator[SliceMap | None]:
+    """None (this machine) or, with ``--backend ray``, Ray tasks for the slices of trials."""
+    if args.backend != "ray":
+        yield None
+        return
+    from scripts.cmd_train_ray import require_ray
+
+    ray = require_ray()
+    from training.ray_cluster import connect
+    from training.ray_rollout import RaySlices
+
+    started = connect(args.ray_address)
+    try:
+        yield RaySlices()
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _run(args: argparse.Namespace, q: Query, settings: RolloutSettings, engine: Engine, slice_map: SliceMap | None) -> int:
     if args.dice is None:
         bar = _Bar(settings.trials, "rollout")
         try:
-            res = engine.rollout(q.position, settings, q.state, progress=bar)
+            res = engine.rollout(q.position, settings, q.state, progress=bar, slice_map=slice_map)
         finally:
             bar.close()
         if args.json:
@@ -99,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         bar(offset[0] + done, total, running)
 
     try:
-        plays = engine.rollout_plays(q.position, q.dice, settings, q.state, args.top or 5, progress=progress)
+        plays = engine.rollout_plays(q.position, q.dice, settings, q.state, args.top or 5, progress=progress,
+                                     slice_map=slice_map)
     finally:
         bar.close()
     if args.json:

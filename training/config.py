@@ -90,3 +90,22 @@ class RefineConfig(RunConfig):
     """Label-generating worker processes."""
     buffer_positions: int = 400_000
     """Labelled positions kept for training (the most recent)."""
+
+
+@dataclass
+class RayConfig:
+    """How a TD(λ) run spreads over Ray (:mod:`training.ray_backend`); the learning itself is
+    the :class:`TrainConfig`'s."""
+
+    address: str | None = None
+    """Ray cluster to join (``auto`` or ``HOST:PORT``); None: start Ray here with this machine's cores."""
+    actors: int | None = None
+    """Self-play actors (one CPU each); None: one per CPU of the cluster."""
+    publish_every: int = 4
+    """Learner updates between two broadcasts of the weights through the object store."""
+    call_seconds: float = 1.0
+    """Seconds each actor plays per call before it sends its finished games (and picks up
+    the newest weights)."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
