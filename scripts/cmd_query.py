@@ -1,6 +1,6 @@
 """``tabla hint``, ``tabla eval`` and ``tabla cube``: one-shot queries from the shell.
 
-* ``tabla hint (--position-id P [--match-id M] | --xgid X) [--dice 31] [--ply N] [--top 5]``:
+* ``tabla hint (ID | --position-id P [--match-id M] | --xgid=X) [--dice 31] [--ply N] [--top 5]``:
   the ranked plays of a roll (equity, difference to the best, the five probabilities)
   like GNU Backgammon's hint (``--why``: one line per play on what it does, see
   :mod:`eval.explain`; the JSON candidates then carry ``why`` and ``facts``); without
@@ -8,9 +8,16 @@
 * ``tabla eval ...``: probabilities, cubeless and cubeful equity of the position.
 * ``tabla cube ...``: the three cubeful equities and the proper cube action.
 
+The position is one ID, told by its form (:func:`engine.request.id_fields`): ``XGID=...``,
+gnubg's ``PositionID:MatchID``, or a Position ID; or given by option. An XGID starting
+with ``-`` needs the prefix or ``--xgid=-b----E-C...`` (with ``=``), else argparse reads
+it as an option.
+
 ``--json`` prints the engine protocol's reply (``best``, ``eval`` or ``cube``). Plays are
-ranked at 2 ply by default, positions evaluated at 1 ply; see :mod:`engine.search` for
-what a ply is. The shipped model is used unless ``--model`` or ``--heuristic`` is given.
+ranked at 2 ply by default; positions (``eval``, ``cube``, ``hint`` without dice) at the
+protocol's default ply (:data:`engine.request.DEFAULT_PLY`: 0), so ``tabla cube`` and
+``tabla engine`` give the same answer. See :mod:`engine.search` for what a ply is. The
+shipped model is used unless ``--model`` or ``--heuristic`` is given.
 """
 from __future__ import annotations
 
@@ -21,11 +28,10 @@ import sys
 from engine.api import BestResult, CubeResult, Engine, EvalResult
 from engine.cube import CubeAction, CubeState
 from engine.evaluator import PROB_NAMES
-from engine.request import STATE_FIELDS, Query, resolve_query
+from engine.request import DEFAULT_PLY, STATE_FIELDS, Query, QueryError, id_fields, resolve_query
 from scripts.evaluators import evaluator_spec, limit_blas_threads, load_evaluator
 
 DEFAULT_PLAY_PLY = 2
-DEFAULT_POSITION_PLY = 1
 
 _ACTION_TEXT = {
     CubeAction.NO_DOUBLE: "No double, take",
@@ -40,9 +46,14 @@ _ACTION_TEXT = {
 
 def add_arguments_for(name: str, parser: argparse.ArgumentParser) -> None:
     """Options of ``tabla hint`` / ``eval`` / ``cube``."""
+    parser.usage = "%(prog)s (ID | --position-id P [--match-id M] | --xgid=X) [options]"
     where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("id", nargs="?", metavar="ID",
+                       help="the position, told by its form: XGID=..., PositionID:MatchID (as gnubg writes them) "
+                            "or a Position ID")
     where.add_argument("--position-id", help="GNU Backgammon Position ID, player on roll")
-    where.add_argument("--xgid", help="XGID (its cube, score, turn and dice apply)")
+    where.add_argument("--xgid", help="XGID (its cube, score, turn and dice apply); one that starts with '-' "
+                                      "needs --xgid=-b----E-C... or the XGID= prefix")
     parser.add_argument("--match-id", help="GNU Backgammon Match ID (cube, score, dice) with --position-id")
     if name == "hint":
         parser.add_argument("--dice", help="the roll to play, e.g. 31 or 3-1; without it: the cube decision")
@@ -53,7 +64,8 @@ def add_arguments_for(name: str, parser: argparse.ArgumentParser) -> None:
         "--ply",
         type=int,
         default=None,
-        help=f"search depth (plays: 1-3, default {DEFAULT_PLAY_PLY}; positions: 0-2, default {DEFAULT_POSITION_PLY})",
+        help=f"search depth (plays: 1-3, default {DEFAULT_PLAY_PLY}; positions: 0-2, default {DEFAULT_PLY['cube']}, "
+             "as in the engine protocol)",
     )
     state = parser.add_argument_group("game state (override the IDs)")
     state.add_argument("--cube-value", type=int, help="cube value (1, 2, 4, ...)")
@@ -74,10 +86,14 @@ def _query(args: argparse.Namespace) -> Query:
         v = getattr(args, key, None)
         if v is not None:
             fields[key] = tuple(v) if key == "score" else v
+    where = {"position_id": args.position_id, "xgid": args.xgid, "match_id": args.match_id}
+    if args.id is not None:
+        given = id_fields(args.id)
+        if args.match_id is not None and set(given) != {"position_id"}:
+            raise QueryError("--match-id goes with a Position ID, not with an XGID or PositionID:MatchID")
+        where.update(given)
     return resolve_query(
-        position_id=args.position_id,
-        xgid=args.xgid,
-        match_id=args.match_id,
+        **where,
         dice=getattr(args, "dice", None),
         **fields,
     )
@@ -102,11 +118,11 @@ def run(args: argparse.Namespace) -> int:
                 cand["facts"] = facts
         _emit(args, body, lambda: format_best(q, res, whys))
     elif cmd == "eval":
-        ply = DEFAULT_POSITION_PLY if args.ply is None else args.ply
+        ply = DEFAULT_PLY["eval"] if args.ply is None else args.ply
         ev = engine.eval(q.position, ply=ply, state=q.state)
         _emit(args, ev.to_dict(), lambda: format_eval(q, ev))
     else:
-        ply = DEFAULT_POSITION_PLY if args.ply is None else args.ply
+        ply = DEFAULT_PLY["cube"] if args.ply is None else args.ply
         cr = engine.cube(q.position, ply=ply, state=q.state)
         _emit(args, cr.to_dict(), lambda: format_cube(q, cr))
     return 0
@@ -161,7 +177,7 @@ def format_best(q: Query, res: BestResult, whys: list | None = None) -> str:
 
 
 def format_eval(q: Query, ev: EvalResult) -> str:
-    cub = f"{ev.cubeful_equity:.4f} MWC" if ev.mwc else f"{ev.cubeful_equity:+.3f}"
+    cub = f"{ev.cubeful_equity:.3f} MWC" if ev.mwc else f"{ev.cubeful_equity:+.3f}"
     return (
         f"{describe_state(q.state)}\n"
         f"Evaluation at {ev.ply} ply, player on roll, before the roll:\n"
@@ -173,7 +189,7 @@ def format_eval(q: Query, ev: EvalResult) -> str:
 
 def format_cube(q: Query, cr: CubeResult) -> str:
     d = cr.decision
-    fmt = (lambda v: f"{v:.4f}") if d.mwc else (lambda v: f"{v:+.3f}")
+    fmt = (lambda v: f"{v:.3f}") if d.mwc else (lambda v: f"{v:+.3f}")
     rows = [("No double", d.no_double), ("Double, take", d.double_take), ("Double, pass", d.double_drop)]
     if d.double_beaver is not None:
         rows.append(("Double, beaver", d.double_beaver))
@@ -186,6 +202,6 @@ def format_cube(q: Query, cr: CubeResult) -> str:
     ]
     for i, (label, v) in enumerate(rows, 1):
         diff = v - best
-        lines.append(f"  {i}. {label:<15s} {fmt(v)}  ({diff:+.4f})" if abs(diff) > 1e-12 else f"  {i}. {label:<15s} {fmt(v)}")
+        lines.append(f"  {i}. {label:<15s} {fmt(v)}  ({diff:+.3f})" if abs(diff) > 1e-12 else f"  {i}. {label:<15s} {fmt(v)}")
     lines.append(f"Proper cube action: {_ACTION_TEXT[d.action]}")
     return "\n".join(lines) + "\n"

@@ -5,8 +5,6 @@
 """
 from __future__ import annotations
 
-import ctypes
-
 from engine.evaluator import Evaluator
 
 HEURISTIC = "heuristic"
@@ -51,29 +49,15 @@ def evaluator_spec(model: str | None, heuristic: bool) -> str | None:
 
 
 def limit_blas_threads(n: int = 1) -> bool:
-    """Ask numpy's OpenBLAS to use ``n`` threads; True when it could.
+    """Limit the BLAS libraries loaded so far (numpy's OpenBLAS) to ``n`` threads, with
+    threadpoolctl; True when there was one to limit.
 
     Search evaluates batches of tens to a few thousand positions, where BLAS threads
     cost more than they gain (measured 4x slower with 2 threads on a busy 2-core
     machine). Entry points (``tabla engine``, ``hint``, benchmarks) call this; library
-    users decide for themselves. Best effort: finds the loaded OpenBLAS through
-    ``/proc/self/maps`` (Linux) and does nothing elsewhere.
+    users decide for themselves.
     """
-    try:
-        with open("/proc/self/maps") as f:
-            libs = {parts[-1] for line in f if (parts := line.split()) and "openblas" in parts[-1]}
-    except OSError:
-        return False
-    done = False
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_", "openblas_set_num_threads"):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn(ctypes.c_int(n))
-                done = True
-                break
-    return done
+    from threadpoolctl import threadpool_info, threadpool_limits  # noqa: PLC0415
+
+    threadpool_limits(limits=n, user_api="blas")
+    return any(lib.get("user_api") == "blas" for lib in threadpool_info())

@@ -3,7 +3,8 @@
 Each sub-command module defines ``add_arguments(parser)`` and ``run(args) -> int``; only
 the module of the command being run is imported, so ``tabla legal`` does not load torch.
 Errors that reach here as :class:`CliError` (or ``ValueError`` subclasses raised for bad
-input) are printed as one line on stderr with exit status 2, never as a traceback.
+input, or ``OSError`` naming the file) are printed as one line on stderr with exit status
+2, never as a traceback; an echoed input is cut short (:func:`engine.request.shorten_echoes`).
 """
 from __future__ import annotations
 
@@ -35,6 +36,17 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 
 
+def error_text(exc: BaseException) -> str:
+    """One line for the user: an ``OSError`` as ``cannot use FILE: what happened`` (not
+    ``[Errno 17] File exists: 'FILE'``), anything else its first line."""
+    if isinstance(exc, OSError) and exc.strerror:
+        files = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+        reason = exc.strerror[0].lower() + exc.strerror[1:]
+        return f"cannot use {files}: {reason}" if files else reason
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
@@ -55,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(module.run(args) or 0)
     except (CliError, ValueError, OSError) as exc:
-        print(f"tabla {name}: error: {exc}", file=sys.stderr)
+        from engine.request import shorten_echoes  # noqa: PLC0415 (only on errors)
+
+        print(f"tabla {name}: error: {shorten_echoes(error_text(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"tabla {name}: interrupted", file=sys.stderr)

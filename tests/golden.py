@@ -13,6 +13,10 @@ score and match states given as explicit options, Match IDs or XGIDs, random dic
 plies 0-2 (ply 2 on a small subset, to keep the replay fast), plus bad inputs.
 
 Re-record (only when a behaviour change is intended): ``python tests/golden.py``.
+Intended changes since, applied to the cases they touch (issue 16): ``tabla engine`` with
+a model it cannot load exits at start-up; ``eval`` / ``cube`` without ``--ply`` use the
+protocol's default ply (0); cube tables and MWC figures show 3 decimals; the usage line
+names the positional ID.
 """
 from __future__ import annotations
 

@@ -76,3 +76,46 @@ def test_cube_text_without_a_cube_action_measures_the_options_from_no_double(cap
     rows = [l for l in out.splitlines() if l.lstrip()[:2] in ("1.", "2.", "3.")]
     assert rc == 0 and "No cube action available" in out
     assert "(" not in rows[0] and all("(" in r for r in rows[1:])
+
+
+XGID_52 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+
+
+@pytest.mark.parametrize(
+    ("given", "by_option"),
+    [
+        ([XGID_52], ["--xgid", XGID_52]),
+        ([XGID_52], [f"--xgid={XGID_52[5:]}"]),  # an XGID starting with '-': the prefix, or '=' after --xgid
+        ([f"{START}:cAkAAAAAAAAA"], ["--position-id", START, "--match-id", "cAkAAAAAAAAA"]),
+        ([START, "--dice", "31"], ["--position-id", START, "--dice", "31"]),
+    ],
+)
+def test_hint_takes_the_id_as_an_argument_told_by_its_form(capsys, given, by_option):
+    rc, out, err = tabla(capsys, "hint", *given, "--ply", "1", "--heuristic", "--json")
+    assert rc == 0, err
+    assert (rc, out) == tabla(capsys, "hint", *by_option, "--ply", "1", "--heuristic", "--json")[:2]
+
+
+def test_an_id_of_no_known_form_is_one_line_naming_the_forms(capsys):
+    rc, out, err = tabla(capsys, "eval", "4HPwATDgc", "--heuristic")
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "XGID=" in err and "Position ID" in err
+
+
+def test_cube_and_eval_default_to_the_engine_protocols_ply(capsys):
+    from engine.protocol import EngineSession
+    from engine.heuristic import HeuristicEvaluator
+
+    session = EngineSession(HeuristicEvaluator)
+    for cmd in ("cube", "eval"):
+        rc, out, _ = tabla(capsys, cmd, START, "--match-length", "7", "--score", "2", "4", "--heuristic", "--json")
+        reply, _ = session.handle({"id": None, "cmd": cmd, "position_id": START, "match_length": 7, "score": [2, 4]})
+        assert rc == 0 and json.loads(out) == json.loads(json.dumps(reply))
+
+
+def test_cube_tables_show_every_figure_with_three_decimals(capsys):
+    import re
+
+    for state in ([], ["--match-length", "7", "--score", "2", "4"]):
+        rc, out, _ = tabla(capsys, "cube", START, *state, "--heuristic")
+        figures = re.findall(r"[-+]?\d+\.\d+", out)
+        assert rc == 0 and figures and {len(f.split(".")[1]) for f in figures} == {3}, out

@@ -66,3 +66,11 @@ def test_every_train_option_has_help_with_its_default():
         assert action.help, f"{action.option_strings[0]} has no help"
         if action.default not in (None, False):
             assert f"(default: {action.default})" in " ".join(text.split()), action.option_strings[0]
+
+
+def test_os_errors_are_one_line_naming_the_file(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("a file, not a folder")
+    assert main(["train", "--out", str(taken), "--games", "1"]) == 2
+    err = _one_line_error(capsys)
+    assert err == f"tabla train: error: cannot use {taken}: file exists\n"
