@@ -13,6 +13,7 @@ step of backward induction; it exits with status 1 if a check fails.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def _build(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is not a directory")
     bar = tqdm(total=bb.ONE_SIDED_SIZE + bb.TWO_SIDED_SIDE ** 2, unit="pos", unit_scale=True,
-               disable=args.no_progress, dynamic_ncols=True)
+               file=sys.stderr, disable=args.no_progress or not sys.stderr.isatty(), dynamic_ncols=True)
     t0 = time.perf_counter()
     os_arrays = bo.one_sided_arrays(bb.build_one_sided(progress=bar.update))
     t1 = time.perf_counter()

@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_progress:
         from tqdm import tqdm  # noqa: PLC0415
 
-        bar = tqdm(total=args.games, unit="game", file=sys.stderr, dynamic_ncols=True, leave=False)
+        bar = tqdm(total=args.games, unit="game", file=sys.stderr, dynamic_ncols=True, leave=False,
+                   disable=not sys.stderr.isatty())
 
     def on_game(rec) -> None:
         if log_file is not None:

@@ -121,3 +121,8 @@ def test_plot_to_a_path_it_cannot_write_is_refused_before_the_games(tmp_path, wh
     assert main(["arena", "race", "random", "--games", "10", "--plot", where, "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and not list(tmp_path.iterdir())
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys):
+    assert main(["arena", "race", "random", "--games", "10"]) == 0
+    assert capsys.readouterr().err == ""
