@@ -181,6 +181,16 @@ def test_the_openapi_page_documents_every_endpoint_by_get_and_post(client):
     assert {"position_id", "dice", "ply", "top", "why", "match_id", "cube_value", "score"} <= params
 
 
+def test_the_page_and_its_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    for name in ("board.js", "app.js", "board.css"):
+        r = client.get(f"/web/{name}")
+        assert r.status_code == 200 and r.content, name
+        assert f"/web/{name}" in page.text or name == "board.js"  # app.js imports board.js
+    assert client.get("/web/nothing.js").status_code == 404
+
+
 def test_the_page_requests_answer_by_get_and_post(client):
     pos = client.get("/position", params={"position_id": START, "dice": "31"}).json()
     assert pos["ok"] and pos["pips"] == [167, 167] and pos["dice"] == [3, 1]
