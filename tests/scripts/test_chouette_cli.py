@@ -130,13 +130,13 @@ def test_tabla_sits_in_a_chouette_seat(capsys, tmp_path):
         ([*BOTS, "--auto-doubles", "-1"], "--auto-doubles must be 0 or more"),
         (["pubeval", "random", "nosuchbot"], "unknown bot 'nosuchbot'"),
         (["pubeval", "random", "gnubg:ply=9"], "gnubg: ply must be 0 to 2"),
-        ([*BOTS, "--log", "/nonexistent/dir/x.jsonl"], "No such file or directory"),
+        ([*BOTS, "--log", "/nonexistent/dir/x.jsonl"], "/nonexistent/dir/x.jsonl"),
     ],
 )
 def test_bad_arguments_give_a_one_line_error(capsys, args, message):
     code, out, err = chouette(capsys, *args)
     assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and message in err and err.startswith("tabla chouette: error:")
+    assert len(err.strip().splitlines()) == 1 and message.lower() in err.lower() and err.startswith("tabla chouette: error:")
 
 
 def test_the_installed_command_runs_as_a_subprocess():
