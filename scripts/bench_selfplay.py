@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     extra = {} if args.parallel_games is None else {"parallel_games": args.parallel_games}
     cfg = TrainConfig(hidden=hidden, workers=args.workers, seed=args.seed, eval_minutes=0, checkpoint_minutes=1e9, **extra)
     logging.getLogger().setLevel(logging.WARNING)
+    _load_kernels(cfg)
     with tempfile.TemporaryDirectory() as tmp:
         # a short warm-up so that numba's compiled kernels are loaded before timing
         train(cfg, Path(tmp) / "warm", games=cfg.parallel_games, progress=False)
@@ -70,6 +71,17 @@ def run(args: argparse.Namespace) -> int:
               f"({r['ray_learner_busy']:.0%} busy), mean staleness {r['ray_staleness_updates']:.1f} updates, "
               f"weights {r['ray_weight_bytes'] / 1024:.0f} KiB")
     return 0
+
+
+def _load_kernels(cfg) -> None:
+    """One self-play ply here, so that the forked workers start with numba's kernels loaded
+    (as Ray's actors do before their clock starts)."""
+    import numpy as np
+
+    from training.netset import TorchNets, new_configs
+    from training.selfplay import SelfPlay
+
+    SelfPlay(1, np.random.default_rng(0)).step(TorchNets(new_configs(cfg)).evaluate)
 
 
 def _ray(cfg, args: argparse.Namespace, tmp: Path) -> dict[str, float]:

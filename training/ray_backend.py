@@ -16,6 +16,7 @@ and every ``publish_every`` updates puts the weights into the object store
 loads the weights before it plays on. An actor's *staleness* is how many updates the
 learner had made past the weights a call played with.
 
+The clock of ``minutes`` starts once the actors have started (imports, compiled kernels).
 Checkpoints are the local trainer's (:func:`training.trainer.save_run`: format 2, same
 ``stages`` and ``history``; the optimizer list holds the learner's state), so a run
 resumes with either backend. An actor that dies is replaced (a new seed) and the run goes
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 
 QUEUED_CALLS = 2
 """Calls kept queued on each actor, so that it starts the next one as soon as it sends."""
+STARTUP_SECONDS = 300
+"""How long the run waits for its actors to start before the clock starts (then it goes on without the late ones)."""
 MAX_EARLY_DEATHS = 3
 """An actor slot whose actors die this many times in a row before sending anything ends the run."""
 
@@ -67,6 +70,7 @@ class SelfPlayActor:
         self.call_seconds = call_seconds
         self.version = -1
         self.games = 0
+        SelfPlay(1, np.random.default_rng(0)).step(self.nets.evaluate)  # compiled kernels loaded before the clock starts
 
     def played(self) -> int:
         """Games this actor has finished."""
@@ -135,6 +139,11 @@ class _Actors:
         self.pending: dict[Any, int] = {}  # call ref -> slot
         for slot in range(n):
             self.start(slot)
+
+    def wait_ready(self, timeout: float) -> int:
+        """Wait until the actors have started (at most ``timeout`` s); how many have."""
+        ready, _ = self.ray.wait([h.played.remote() for h in self.handles], num_returns=len(self.handles), timeout=timeout)
+        return len(ready)
 
     def name(self, slot: int) -> str:
         return f"{slot}.{self.generation[slot]}"
@@ -212,6 +221,9 @@ def train_ray(
     state.weight_bytes = sum(v.nbytes for sd in host.values() for v in sd.values())
     configs = {n: c.to_dict() for n, c in nets.configs.items()}
     actors = _Actors(ray, cfg, rcfg, configs, n_actors)
+    up = actors.wait_ready(STARTUP_SECONDS)
+    if up < n_actors:
+        log.warning("%d of %d self-play actors started within %d s; the others join when they can", up, n_actors, STARTUP_SECONDS)
     for slot in range(n_actors):
         for _ in range(QUEUED_CALLS):
             actors.submit(slot, version, weights)
