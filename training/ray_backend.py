@@ -39,7 +39,7 @@ from training.config import RayConfig, TrainConfig
 from training.netset import TorchNets
 from training.ray_cluster import cluster_cpus, connect, import_ray
 from training.selfplay import SelfPlay, TargetBuffer
-from training.trainer import TrainState, _raise_interrupt, open_run, record_progress, record_strength, save_run
+from training.trainer import TrainState, _raise_interrupt, note_strength, open_run, record_progress, save_run, strength_check
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,8 @@ QUEUED_CALLS = 2
 """Calls kept queued on each actor, so that it starts the next one as soon as it sends."""
 STARTUP_SECONDS = 300
 """How long the run waits for its actors to start before the clock starts (then it goes on without the late ones)."""
+STRENGTH_WAIT_SECONDS = 300
+"""How long the end of a run waits for the strength check in flight."""
 MAX_EARLY_DEATHS = 3
 """An actor slot whose actors die this many times in a row before sending anything ends the run."""
 
@@ -176,6 +178,15 @@ class _Actors:
         for _ in range(QUEUED_CALLS):
             self.submit(slot, version, weights)
 
+    def ready(self, timeout: float) -> list[Any]:
+        """The finished calls: waits up to ``timeout`` s for one, then takes every other one done."""
+        pending = list(self.pending)
+        ready, rest = self.ray.wait(pending, num_returns=1, timeout=timeout)
+        if ready and rest:
+            more, _ = self.ray.wait(rest, num_returns=len(rest), timeout=0)
+            ready += more
+        return ready
+
     def stop(self) -> None:
         for h in self.handles:
             try:
@@ -212,32 +223,18 @@ def train_ray(
             log.warning("optimizer state of net %s did not fit; starting fresh", n)
     rng = np.random.default_rng([cfg.seed, 999])
     started = connect(rcfg.address)
-    n_actors = rcfg.actors or cluster_cpus()
-    if n_actors > cluster_cpus():
-        log.warning("%d actors on a cluster of %d CPUs: the extra ones wait for a free CPU", n_actors, cluster_cpus())
-    version = 0
-    host = numpy_weights(nets)
-    weights = [ray.put(host)]
-    state.weight_bytes = sum(v.nbytes for sd in host.values() for v in sd.values())
-    configs = {n: c.to_dict() for n, c in nets.configs.items()}
-    actors = _Actors(ray, cfg, rcfg, configs, n_actors)
-    up = actors.wait_ready(STARTUP_SECONDS)
-    if up < n_actors:
-        log.warning("%d of %d self-play actors started within %d s; the others join when they can", up, n_actors, STARTUP_SECONDS)
-    for slot in range(n_actors):
-        for _ in range(QUEUED_CALLS):
-            actors.submit(slot, version, weights)
-
     writer = SummaryWriter(log_dir=str(out_dir / "tb"))
     buf = TargetBuffer()
     start_games = state.games
     target_games = None if games is None else start_games + games
-    t0 = time.time()
     wall0 = state.wall_seconds
-    last_ckpt = last_eval = last_log = t0
     window = {"games": 0, "loss": 0.0, "rows": 0, "updates": 0, "learn_s": 0.0, "positions": 0, "stale": []}
     actor_window: dict[int, list[float]] = {}
+    strength: tuple[Any, int, float] | None = None  # the check in flight: its ref, games and wall seconds
+    remote_check = ray.remote(num_cpus=0)(strength_check)  # beside the actors, as the local check runs beside the workers
     bar = tqdm(total=games, initial=0, unit="game", disable=not progress, dynamic_ncols=True)
+    actors: _Actors | None = None
+    t0 = time.time()
 
     def checkpoint() -> None:
         save_run(out_dir, "latest", nets, cfg, state, [{n: o.state_dict() for n, o in opts.items()}])
@@ -261,17 +258,34 @@ def train_ray(
         window.update(games=0, loss=0.0, rows=0, updates=0, learn_s=0.0, positions=0, stale=[])
         actor_window.clear()
 
+    # SIGTERM stops as Ctrl-C does, with a final checkpoint (see training.trainer)
     previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
+        n_actors = rcfg.actors or cluster_cpus()
+        if n_actors > cluster_cpus():
+            log.warning("%d actors on a cluster of %d CPUs: the extra ones wait for a free CPU", n_actors, cluster_cpus())
+        version = 0
+        host = numpy_weights(nets)
+        weights = [ray.put(host)]
+        state.weight_bytes = sum(v.nbytes for sd in host.values() for v in sd.values())
+        actors = _Actors(ray, cfg, rcfg, {n: c.to_dict() for n, c in nets.configs.items()}, n_actors)
+        up = actors.wait_ready(STARTUP_SECONDS)
+        if up < n_actors:
+            log.warning("%d of %d self-play actors started within %d s; the others join when they can",
+                        up, n_actors, STARTUP_SECONDS)
+        for slot in range(n_actors):
+            for _ in range(QUEUED_CALLS):
+                actors.submit(slot, version, weights)
+        t0 = time.time()
+        last_ckpt = last_eval = last_log = t0
         while True:
-            ready, _ = ray.wait(list(actors.pending), num_returns=1, timeout=0.5)
-            for ref in ready:
+            for ref in actors.ready(timeout=0.5):
                 slot = actors.pending.pop(ref, None)
                 if slot is None:  # a call of an actor replaced meanwhile
                     continue
                 try:
                     got = ray.get(ref)
-                except ray.exceptions.RayActorError:
+                except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
                     log.warning("self-play actor %s died: starting a new one", actors.name(slot))
                     state.actors_replaced += 1
                     actors.replace(slot, version, weights)
@@ -310,9 +324,12 @@ def train_ray(
             if now - last_log >= 10:
                 log_window(now)
                 last_log = now
-            if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
-                record_strength(nets, cfg, state, writer)
-                last_eval = time.time()
+            if strength is not None and ray.wait([strength[0]], timeout=0)[0]:
+                note_strength(ray.get(strength[0]), state, writer, strength[1], strength[2])
+                strength = None
+            if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60 and strength is None:
+                strength = (remote_check.remote(nets.numpy_nets(), cfg.eval_games, state.games), state.games, state.wall_seconds)
+                last_eval = now
             if now - last_ckpt >= cfg.checkpoint_minutes * 60:
                 checkpoint()
                 last_ckpt = time.time()
@@ -320,6 +337,10 @@ def train_ray(
                 break
             if minutes is not None and now - t0 >= minutes * 60:
                 break
+        if strength is not None:  # the last check in flight is worth its wait
+            done, _ = ray.wait([strength[0]], timeout=STRENGTH_WAIT_SECONDS)
+            if done:
+                note_strength(ray.get(strength[0]), state, writer, strength[1], strength[2])
     except KeyboardInterrupt:
         log.warning("interrupted: writing a final checkpoint")
     finally:
@@ -328,7 +349,8 @@ def train_ray(
         try:
             checkpoint()
         finally:
-            actors.stop()
+            if actors is not None:
+                actors.stop()
             if started:
                 ray.shutdown()
             bar.close()

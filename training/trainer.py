@@ -204,13 +204,20 @@ def progress_bar(progress: bool, start_games: int, target_games: int | None):
 
 def record_strength(nets: TorchNets, cfg: TrainConfig, state: TrainState, writer) -> None:
     """A strength check of the current nets, written to tensorboard, the metrics and the history."""
-    m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=state.games)
+    note_strength(strength_check(nets.numpy_nets(), cfg.eval_games, seed=state.games), state, writer)
+
+
+def note_strength(m: dict[str, float], state: TrainState, writer, games: int | None = None,
+                  wall_seconds: float | None = None) -> None:
+    """Record the figures ``m`` of a strength check of the nets of ``games`` games (default: now)."""
+    games = state.games if games is None else games
+    wall_seconds = state.wall_seconds if wall_seconds is None else wall_seconds
     for k, v in m.items():
-        writer.add_scalar(k, v, state.games)
+        writer.add_scalar(k, v, games)
     state.metrics.update(m)
     if m:
-        state.history.append({"games": state.games, "wall_seconds": state.wall_seconds, **m})
-        log.info("strength at %d games: %s", state.games, m)
+        state.history.append({"games": games, "wall_seconds": wall_seconds, **m})
+        log.info("strength at %d games: %s", games, m)
 
 
 def train(

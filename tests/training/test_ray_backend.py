@@ -70,11 +70,12 @@ def in_background(work) -> threading.Thread:
 
 
 def test_ray_run_writes_a_checkpoint_that_resumes_with_either_backend(local_ray, tmp_path):
-    cfg = TrainConfig(**SMALL, seed=3)
+    cfg = TrainConfig(**{**SMALL, "eval_minutes": 0.02, "eval_games": 2}, seed=3)  # strength checks run beside
     first = train_ray(cfg, RayConfig(actors=2, call_seconds=0.5), tmp_path, games=30, progress=False)
     ck = load_checkpoint(tmp_path / "latest.pt")
     assert ck["format_version"] == 2 and ck["games"] == first.games >= 30 and first.updates > 0
     assert ck["stages"][-1]["backend"] == "ray" and ck["optimizer"][0] is not None
+    assert "eval/ppg_vs_pubeval" in ck["history"][0] and ck["history"][0]["games"] <= first.games
     assert len(first.games_by_actor) == 2 and all(g > 0 for g in first.games_by_actor.values())
     load_evaluator(tmp_path / "latest.npz")  # the inference export loads
     second = train_ray(cfg, RayConfig(actors=1, call_seconds=0.5), tmp_path, games=10,
