@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from engine.dice import Roll
-from engine.movegen import legal_results_with_steps
+from engine.movegen import _legal as _legal_die_move, legal_results_with_steps
 from engine.position import BAR, Position
 
 OFF = 0
@@ -115,6 +115,19 @@ def apply_step(board: list[int], f: int, t: int) -> bool:
         return True
     board[t] += 1
     return False
+
+
+def die_destination(board: Sequence[int], from_point: int, die: int) -> int | None:
+    """Where ``die`` takes the mover's checker on ``from_point`` (0 = off), or None when the
+    rules forbid it: the move generator's own rule for one die (:mod:`engine.movegen`).
+
+    >>> die_destination(Position.start().board, 24, 3), die_destination(Position.start().board, 6, 6)
+    (21, None)
+    """
+    b = np.ascontiguousarray(board, dtype=np.int8)
+    outside = int(np.maximum(b[7:26], 0).sum())
+    dest = int(_legal_die_move(b, int(from_point), int(die), outside))
+    return None if dest < 0 else dest
 
 
 def _replay(board: Sequence[int], steps: Iterable[Sequence[int]]) -> list[tuple[int, int, bool]]:

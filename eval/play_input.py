@@ -5,7 +5,7 @@ import logging
 from dataclasses import replace
 
 from engine.dice import Roll
-from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError, parse_play
+from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError
 from eval.board_text import HUMAN, render_board
 from eval.play_common import split_command
 from eval.typed_turn import TypedTurn, dice_words
@@ -90,28 +90,14 @@ class TypedInput:
             self._type_part(line)
 
     def _type_part(self, line: str) -> None:
-        """Add a typed part (or, at the start of the turn, a whole play) to the turn."""
-        turn = self.typed
-        whole_error = None
-        if not turn.parts:
-            try:
-                play = parse_play(turn.position, turn.roll, line)
-            except AmbiguousPlayError as exc:
-                self.say(f"Ambiguous: {exc}")
-                return
-            except (NotationError, IllegalPlayError) as exc:
-                whole_error = exc  # perhaps the beginning of a play
-            else:
-                self.typed = TypedTurn.of_play(turn.position, turn.roll, play)
-                self._show_typed()
-                return
+        """Add a typed part (a whole play, or the beginning of one) to the turn."""
         try:
-            self.typed = turn.add(line)
+            self.typed = self.typed.add(line)
         except AmbiguousPlayError as exc:
             self.say(f"Ambiguous: {exc}")
             return
         except (NotationError, IllegalPlayError) as exc:
-            self.say(f"Illegal play: {whole_error or exc}. Type legal to list the legal plays.")
+            self.say(f"Illegal play: {exc}. Type legal to list the legal plays.")
             return
         self._show_typed()
         if self.typed.complete is None:

@@ -328,23 +328,6 @@ def test_hint_legal_pip_and_save_load_work_with_a_partial_play_typed(tmp_path):
     quit_session(child)
 
 
-def test_typed_turn_refuses_a_part_after_which_the_other_die_cannot_be_played():
-    # 12/11 leaves the 6 unplayable, but other plays use both dice
-    pos = Position.from_points({1: 6, 2: 3, 3: 3, 6: 2, 12: 1}, {2: 6, 7: 1, 9: 1, 15: 2, 20: 4, 21: 1})
-    turn = TypedTurn.start(pos, Roll(6, 1))
-    with pytest.raises(IllegalPlayError, match=r"then the 6 cannot be played, and a play must use as many dice"):
-        turn.add("12/11")
-    assert turn.add("12/6").remaining == (1,)
-
-
-def test_typed_turn_refuses_the_smaller_die_when_only_the_larger_one_may_be_played():
-    pos = Position.from_points({1: 3, 2: 3, 18: 1}, {1: 4, 2: 6, 3: 3, 17: 2})
-    turn = TypedTurn.start(pos, Roll(6, 4))
-    with pytest.raises(IllegalPlayError, match=r"only one die can be played, and then the larger \(6\) must be played"):
-        turn.add("18/14")
-    assert turn.add("18/12").complete is not None
-
-
 def test_a_saved_partial_play_that_is_not_legal_is_refused_on_load():
     state = human_state(START, START)
     data = snapshot(state, PlayConfig(), dice=(3, 1), partial=[[(8, 5, 3)]])
