@@ -295,28 +295,11 @@ class TypedTurn:
 
     def next_steps(self) -> tuple[Step, ...]:
         """Every single-die move that may be made next: legal for its die and leading on to
-        a legal play (the moves a board lets the player click), from the bar down, high
-        die first; ``()`` once the typed moves make a play."""
-        targets = {p.result.board for p in self.legal}
-        memo: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
-
-        def moves(b: tuple[int, ...], rest: tuple[int, ...]):
-            for d in sorted(set(rest), reverse=True):
-                for p in range(25, 0, -1):
-                    dest, _ = _single_step(b, p, d)
-                    if dest >= 0:
-                        yield (p, dest, d), _moved(b, p, dest), _without(rest, (d,))
-
-        def leads(b: tuple[int, ...], rest: tuple[int, ...]) -> bool:
-            if b in targets:
-                return True
-            if (b, rest) not in memo:
-                memo[(b, rest)] = any(leads(nb, r) for _, nb, r in moves(b, rest))
-            return memo[(b, rest)]
-
+        a legal play (the moves a board lets the player click), high die first, then from
+        the bar down; ``()`` once the typed moves make a play."""
         if self.complete is not None:
             return ()
-        return tuple(step for step, nb, r in moves(self.board, self.remaining) if leads(nb, r))
+        return tuple(sorted(self.tree.edges.get(self.state, {}), key=lambda s: (-s[2], -s[0])))
 
     # ------------------------------------------------------------- changes
     def undo(self) -> "TypedTurn":
