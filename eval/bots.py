@@ -43,7 +43,6 @@ from engine.evaluator import Evaluator
 from engine.movegen import children_batch
 from engine.position import flip_array
 from eval import pubeval
-from engine.batch import segment_argmax
 from eval.duel import EvaluatorPlayer, GnubgPlayer, RandomPlayer, import_gnubg
 
 log = logging.getLogger(__name__)
@@ -150,17 +149,34 @@ def race_scores(children: np.ndarray) -> np.ndarray:
     return np.where(race, race_value, contact_value).astype(np.float64)
 
 
+RACE_SCALE = 64.0
+"""Race-score points per unit of ``tan`` in :class:`RaceEvaluator` (any positive value
+keeps the order; this one keeps neighbouring scores apart in float64)."""
+
+
+class RaceEvaluator:
+    """:func:`race_scores` as an :class:`engine.evaluator.Evaluator`: the score of the
+    player who has just played (the board flipped) becomes his chance of winning,
+    ``1/2 + atan(score / RACE_SCALE) / pi``, strictly increasing in the score and below 1,
+    so that the 1-ply chooser keeps the score's order and ranks every won game first."""
+
+    def evaluate(self, boards: np.ndarray) -> np.ndarray:
+        mover = 0.5 + np.arctan(race_scores(flip_array(np.asarray(boards))) / RACE_SCALE) / np.pi
+        probs = np.zeros((len(mover), 5), np.float64)
+        probs[:, 0] = 1.0 - mover
+        return probs
+
+
 class RaceBot(Bot):
-    """Greedy heuristic play (:func:`race_scores`); a win is always taken."""
+    """Greedy heuristic play: the best :func:`race_scores` by the shared 1-ply chooser
+    (:class:`eval.duel.EvaluatorPlayer` on :class:`RaceEvaluator`); a win is always taken."""
 
     name = "race"
+    race_player = EvaluatorPlayer(RaceEvaluator())
+    """Stateless, so one for every race bot and its subclasses."""
 
     def choose_batch(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
-        children, offsets = children_batch(boards, dice)
-        scores = race_scores(children)
-        won = (children > 0).sum(axis=1) == 0
-        scores[won] = np.inf
-        return children[segment_argmax(scores, offsets)]
+        return self.race_player.choose_batch(boards, dice)
 
 
 # ---------------------------------------------------------------------- 8-9-12 pip rule

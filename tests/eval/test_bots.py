@@ -18,6 +18,7 @@ from eval.bots import (
     make_bot,
     parse_bot_spec,
     pip_lead,
+    race_scores,
 )
 from eval.duel import play_pairs
 from eval.pubeval import pubeval_scores
@@ -143,6 +144,30 @@ def test_race_bot_bears_off_as_many_checkers_as_it_can_in_a_race():
     board = Position.from_points({1: 3, 2: 2}, {1: 15}).array()
     chosen = RaceBot().choose_play(board, 2, 1)
     assert (chosen[1:26].clip(min=0)).sum() == 3
+
+
+def test_race_bot_plays_a_highest_race_score_or_a_win_through_the_one_ply_chooser():
+    rng = np.random.default_rng(8)
+    boards = []
+    for _ in range(60):  # positions of random games
+        b = Position.start().array()
+        for _ in range(int(rng.integers(0, 80))):
+            results = legal_results(b, *map(int, rng.integers(1, 7, 2)))
+            nxt = results[int(rng.integers(len(results)))]
+            if not (nxt[1:] > 0).any():
+                break
+            b = flip_array(nxt)
+        boards.append(b)
+    boards = np.array(boards, np.int8)
+    dice = rng.integers(1, 7, size=(len(boards), 2))
+    chosen = RaceBot().choose_batch(boards, dice)
+    for board, (d1, d2), play in zip(boards, dice, chosen):
+        results = legal_results(board, int(d1), int(d2))
+        won = ~(results > 0).any(axis=1)
+        if won.any():
+            assert not (play > 0).any()
+        else:
+            assert race_scores(play[None, :])[0] >= race_scores(results).max() - 1e-9
 
 
 def test_pubeval_bot_plays_pubevals_choice():
