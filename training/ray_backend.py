@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import signal
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,11 +130,15 @@ class RayTrainState(TrainState):
 
 
 class _Actors:
-    """The actor slots of a run: start, queue calls, replace the dead."""
+    """The actor slots of a run: start, queue calls, replace the dead.
+
+    Actors are named ``tabla-selfplay-<run>-<slot>.<generation>`` in the job's namespace.
+    """
 
     def __init__(self, ray, cfg: TrainConfig, rcfg: RayConfig, configs: dict[str, dict], n: int) -> None:
         self.ray, self.cfg, self.rcfg, self.configs = ray, cfg, rcfg, configs
         self.remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(SelfPlayActor)
+        self.run = uuid.uuid4().hex[:8]  # actor names are the run's own (a killed actor's name is freed late)
         self.handles: list[Any] = [None] * n
         self.generation = [-1] * n
         self.sent = [-1] * n  # the weights version the last queued call carries
@@ -153,7 +158,7 @@ class _Actors:
     def start(self, slot: int) -> None:
         self.generation[slot] += 1
         seed = [self.cfg.seed, 1000 + slot, self.generation[slot]]
-        self.handles[slot] = self.remote.options(name=f"tabla-selfplay-{self.name(slot)}").remote(
+        self.handles[slot] = self.remote.options(name=f"tabla-selfplay-{self.run}-{self.name(slot)}").remote(
             self.configs, self.cfg.to_dict(), seed, self.rcfg.call_seconds)
         self.sent[slot] = -1
 

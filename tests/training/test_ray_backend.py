@@ -38,7 +38,8 @@ def actor(name: str, timeout: float = 240.0):
     deadline = time.time() + timeout
     while True:
         try:
-            return ray.get_actor(f"tabla-selfplay-{name}")
+            (full,) = [a for a in ray.util.list_named_actors() if a.startswith("tabla-selfplay-") and a.endswith(f"-{name}")]
+            return ray.get_actor(full)
         except ValueError:
             if time.time() > deadline:
                 raise
@@ -123,3 +124,16 @@ def test_rollout_over_ray_equals_the_local_rollout_for_the_same_seed(local_ray):
     for f in ("trials", "probs", "luck", "cubeful", "cubeful_luck", "half_moves"):
         np.testing.assert_array_equal(getattr(remote.rows, f), getattr(local.rows, f))
     assert {**remote.to_dict(), "seconds": 0} == {**local.to_dict(), "seconds": 0}
+
+
+def test_rollout_command_with_backend_ray_prints_the_figures_of_the_local_backend(local_ray, capsys):
+    import json
+
+    from scripts.tabla import main
+
+    argv = ["rollout", "--position-id", "4HPwATDgc/ABMA", "--games", "24", "--truncate", "3", "--seed", "9", "--json"]
+    assert main(argv) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--backend", "ray"]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert {**remote, "seconds": 0} == {**local, "seconds": 0}

@@ -22,7 +22,8 @@ def _handle(name: str, timeout: float = 300.0):
     deadline = time.time() + timeout
     while True:
         try:
-            return ray.get_actor(f"tabla-selfplay-{name}")
+            (full,) = [a for a in ray.util.list_named_actors() if a.startswith("tabla-selfplay-") and a.endswith(f"-{name}")]
+            return ray.get_actor(full)
         except ValueError:
             assert time.time() < deadline, f"no actor {name}"
             time.sleep(0.5)
