@@ -15,6 +15,7 @@ KINDS = {
     "search": "decisions per second at ply 1 and 2 vs gnubg-nn best_move",
     "accuracy": "equity lost per decision vs gnubg-nn 2-ply",
     "rollout": "wall time of a 1296-trial cubeless rollout vs gnubg -t's own rollout",
+    "serve": "1-ply best per second over HTTP (tabla serve), one and several clients, vs tabla engine",
 }
 
 
@@ -32,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         module.add_arguments(p)
 
 
-POSITIVE = ("games", "positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden", "parallel_games")
+POSITIVE = ("games", "positions", "ply2_positions", "rounds", "repeat", "seconds", "workers", "hidden", "parallel_games",
+            "clients", "timeout", "load_seconds")
 """Sizes a benchmark takes; each must be positive when given."""
 
 

@@ -19,8 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=30.0,
                         help="seconds a request may take before it answers 503 (default 30)")
     parser.add_argument("--max-body", type=int, default=65536, help="largest request body in bytes (default 65536)")
-    parser.add_argument("--spin-us", type=int, default=200,
+    parser.add_argument("--spin-us", type=int, default=500,
                         help="poll a worker's pipe this many microseconds while one request is in flight (0 = never)")
+    parser.add_argument("--worker-spin-us", type=int, default=1000,
+                        help="each worker polls its input this many microseconds after a reply (0 = never)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
 
 
@@ -38,13 +40,13 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--{name.replace('_', '-')} must be at least 1")
     if not args.timeout > 0:
         raise CliError("--timeout must be positive")
-    if args.spin_us < 0:
-        raise CliError("--spin-us must be 0 or more")
+    if args.spin_us < 0 or args.worker_spin_us < 0:
+        raise CliError("--spin-us and --worker-spin-us must be 0 or more")
     if args.host not in LOCAL_HOSTS:
         log.warning("binding %s: other machines can reach this server (it has no authentication)", args.host)
     logging.getLogger("tabla").setLevel(logging.INFO if args.verbose else logging.WARNING)
     config = ServeConfig(model=args.model, heuristic=args.heuristic, workers=args.workers, timeout=args.timeout,
-                         max_body=args.max_body, spin_us=args.spin_us)
+                         max_body=args.max_body, spin_us=args.spin_us, worker_spin_us=args.worker_spin_us)
     server = uvicorn.Server(uvicorn.Config(
         create_app(config), host=args.host, port=args.port, log_level="info" if args.verbose else "warning",
         access_log=args.verbose, loop=_choice("uvloop", "auto"), http=_choice("httptools", "auto"),

@@ -1,6 +1,6 @@
 """The HTTP JSON API and the board page of ``tabla serve`` (see ``docs/SERVE.md``).
 
-:func:`create_app` builds a FastAPI application over a :class:`~scripts.serve_pool.WorkerPool`.
+:func:`create_app` builds the ASGI application over a :class:`~scripts.serve_pool.WorkerPool`.
 Every endpoint is one request of the engine protocol (``../shared/PROTOCOL.md``), or of
 the page (:mod:`scripts.serve_game`), by ``POST`` with a JSON object or by ``GET`` with
 query parameters: the HTTP layer only turns the query string into JSON values
@@ -20,10 +20,12 @@ import re
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
+from urllib.parse import parse_qsl
 
 import orjson
 from fastapi import FastAPI, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -161,38 +163,131 @@ class ServeConfig:
     """Largest request body in bytes; larger ones answer 413."""
     max_query: int = 8192
     """Longest query string in bytes; longer ones answer 414."""
-    spin_us: int = 200
+    spin_us: int = 500
     """Polling of a worker's pipe while a request is the only one in flight, in microseconds."""
-    worker_spin_us: int = 500
+    worker_spin_us: int = 1000
     """Polling of a worker's input after each reply (``tabla engine --spin-us``)."""
+
+
+Reply = tuple[int, bytes, list[tuple[bytes, bytes]]]
+"""Status, JSON body and extra headers of an engine endpoint's answer."""
+
+
+def _error_body(status: int, message: str, rid: Any = None, retry: bool = False) -> Reply:
+    body = orjson.dumps({"id": rid, "ok": False, "error": message})
+    return status, body, [(b"retry-after", b"1")] if retry else []
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class EngineApi:
+    """The engine endpoints as a plain ASGI application (``/legal``, ``/best``, ...).
+
+    They skip the framework's request machinery: a 1-ply ``best`` costs about as much as
+    that machinery, and the engine's reader checks every field anyway. FastAPI documents
+    them (:func:`engine_openapi_paths`) and serves everything else.
+    """
+
+    def __init__(self, config: ServeConfig, state: Any) -> None:
+        self.config = config
+        self.state = state  # holds .pool once the lifespan has started it
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        name = scope["path"][1:]
+        try:
+            status, body, headers = await self.answer(name, scope, receive)
+        except Exception:  # never a traceback to the client
+            log.exception("internal error on %s", scope["path"])
+            status, body, headers = _error_body(500, "internal error")
+        await send({"type": "http.response.start", "status": status, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def answer(self, name: str, scope: dict, receive: Any) -> Reply:
+        cfg, method = self.config, scope["method"]
+        try:
+            if method == "GET":
+                query = scope["query_string"]
+                if len(query) > cfg.max_query:
+                    return _error_body(414, f"the query string is longer than {cfg.max_query} bytes")
+                req = query_request(parse_qsl(query.decode("latin-1"), keep_blank_values=True))
+            elif method == "POST":
+                req = body_request(await _read_body(scope, receive, cfg.max_body))
+            else:
+                return _error_body(405, f"{method} is not allowed on /{name}")
+            if req.setdefault("cmd", name) != name:
+                raise BadRequest(f"the command is the path (/{name}): leave out \"cmd\" or make it {name!r}")
+            line = orjson.dumps(req) + b"\n"
+        except BadRequest as exc:
+            return _error_body(400, str(exc))
+        except _TooLarge:
+            return _error_body(413, f"the body is larger than {cfg.max_body} bytes")
+        except TypeError:  # a number orjson cannot write back (past 64 bits)
+            return _error_body(400, "the request holds a number out of range")
+        rid = req.get("id")
+        try:
+            reply = await self.state.pool.request(line, cfg.timeout)
+        except PoolTimeout:
+            return _error_body(503, f"the request took longer than the server's time limit ({cfg.timeout:g} s)",
+                               rid, retry=True)
+        except WorkerError as exc:
+            return _error_body(503, f"{exc}; try again", rid, retry=True)
+        head = orjson.loads(reply)
+        status = 200
+        if not head.get("ok"):
+            status = 500 if str(head.get("error", "")).startswith("internal error") else 422
+        return status, reply, []
+
+
+async def _read_body(scope: dict, receive: Any, limit: int) -> bytes:
+    for key, value in scope["headers"]:
+        if key == b"content-length":
+            if not value.isdigit():
+                raise BadRequest("the Content-Length header is not a number")
+            if int(value) > limit:
+                raise _TooLarge()
+    chunks, total = [], 0
+    while True:
+        msg = await receive()
+        if msg["type"] == "http.disconnect":
+            raise BadRequest("the client went away")
+        chunk = msg.get("body", b"")
+        total += len(chunk)
+        if total > limit:
+            raise _TooLarge()
+        chunks.append(chunk)
+        if not msg.get("more_body"):
+            return b"".join(chunks)
+
+
+def engine_openapi_paths() -> dict[str, Any]:
+    """The OpenAPI description of the engine endpoints (GET with parameters, POST with a body)."""
+    responses = {"200": {"description": "the protocol's reply, ok: true"},
+                 "400": {"description": "not a JSON object"}, "413": {"description": "body too large"},
+                 "422": {"description": "the engine refuses the request: ok false, error in one sentence"},
+                 "503": {"description": "over the time limit; the server goes on"}}
+    paths = {}
+    for name, (summary, fields) in ENDPOINTS.items():
+        params = [{"name": f, "in": "query", "required": False, "description": FIELDS[f][1],
+                   "schema": _SCHEMA[FIELDS[f][0]]} for f in fields]
+        body = {"type": "object", "properties": {f: {**_SCHEMA[FIELDS[f][0]], "description": FIELDS[f][1]}
+                                                 for f in fields}}
+        paths[f"/{name}"] = {
+            "get": {"summary": summary, "operationId": f"{name}_get", "parameters": params, "responses": responses},
+            "post": {"summary": summary, "operationId": f"{name}_post", "responses": responses, "requestBody": {
+                "required": True, "content": {"application/json": {"schema": body}}}},
+        }
+    return paths
 
 
 def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
 
 
-def _error(status: int, message: str, rid: Any = None, headers: dict[str, str] | None = None) -> Response:
-    return _json(status, {"id": rid, "ok": False, "error": message}, headers)
-
-
-async def _read_body(request: Request, limit: int) -> bytes:
-    size = request.headers.get("content-length")
-    if size is not None:
-        if not size.isdigit():
-            raise BadRequest("the Content-Length header is not a number")
-        if int(size) > limit:
-            raise _TooLarge()
-    chunks, total = [], 0
-    async for chunk in request.stream():
-        total += len(chunk)
-        if total > limit:
-            raise _TooLarge()
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-class _TooLarge(Exception):
-    pass
+def _error(status: int, message: str) -> Response:
+    return _json(status, {"id": None, "ok": False, "error": message})
 
 
 def _static_files() -> dict[str, tuple[bytes, str]]:
@@ -207,8 +302,10 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     return files
 
 
-def create_app(config: ServeConfig = ServeConfig()) -> FastAPI:
-    """The application; its lifespan starts and stops the worker pool."""
+def create_app(config: ServeConfig = ServeConfig()) -> Callable:
+    """The ASGI application: the engine endpoints (:class:`EngineApi`) in front of a FastAPI
+    application with the page, ``/health`` and the OpenAPI page; the lifespan starts and
+    stops the worker pool."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -221,7 +318,7 @@ def create_app(config: ServeConfig = ServeConfig()) -> FastAPI:
         finally:
             await pool.close()
 
-    app = FastAPI(
+    web = FastAPI(
         title="Tabla", version="1", lifespan=lifespan,
         description="Tabla's engine protocol over HTTP (POST a JSON object or GET with query parameters) "
                     "and the board page at /. Replies are the protocol's: `ok`, `id`, and the command's "
@@ -229,28 +326,25 @@ def create_app(config: ServeConfig = ServeConfig()) -> FastAPI:
     )
     static = _static_files()
 
-    for name, (summary, fields) in ENDPOINTS.items():
-        _add_endpoint(app, config, name, summary, fields)
-
-    @app.get("/", include_in_schema=False)
+    @web.get("/", include_in_schema=False)
     async def index() -> Response:
         body, media = static["index.html"]
         return Response(body, media_type=media)
 
-    @app.get("/web/{name}", include_in_schema=False)
-    async def web(name: str) -> Response:
+    @web.get("/web/{name}", include_in_schema=False)
+    async def web_file(name: str) -> Response:
         found = static.get(name)  # a name from a fixed list, never a path
         if found is None:
             return _error(404, f"no such file: /web/{name}")
         return Response(found[0], media_type=found[1], headers={"Cache-Control": "no-cache"})
 
-    @app.get("/health", summary="The server is up: its workers and how often one was restarted.")
+    @web.get("/health", summary="The server is up: its workers, how many are idle, how often one was replaced.")
     async def health(request: Request) -> Response:
         pool: WorkerPool = request.app.state.pool
         return _json(200, {"ok": True, "workers": pool.size, "idle": pool.idle, "restarts": pool.restarts,
                           "pids": pool.pids()})
 
-    @app.exception_handler(StarletteHTTPException)
+    @web.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return _error(404, f"no such path: {request.url.path}")
@@ -258,52 +352,21 @@ def create_app(config: ServeConfig = ServeConfig()) -> FastAPI:
             return _error(405, f"{request.method} is not allowed on {request.url.path}")
         return _error(exc.status_code, str(exc.detail))
 
+    def openapi() -> dict[str, Any]:
+        if web.openapi_schema is None:
+            schema = get_openapi(title=web.title, version=web.version, description=web.description, routes=web.routes)
+            schema["paths"] = {**engine_openapi_paths(), **schema.get("paths", {})}
+            web.openapi_schema = schema
+        return web.openapi_schema
+
+    web.openapi = openapi
+    api = EngineApi(config, web.state)
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"][1:] in ENDPOINTS:
+            await api(scope, receive, send)
+        else:
+            await web(scope, receive, send)
+
+    app.web = web  # type: ignore[attr-defined]
     return app
-
-
-def _add_endpoint(app: FastAPI, config: ServeConfig, name: str, summary: str, fields: tuple[str, ...]) -> None:
-    async def answer(request: Request) -> Response:
-        try:
-            if request.method == "GET":
-                if len(request.scope["query_string"]) > config.max_query:
-                    return _error(414, f"the query string is longer than {config.max_query} bytes")
-                req = query_request(request.query_params.multi_items())
-            else:
-                req = body_request(await _read_body(request, config.max_body))
-            if req.setdefault("cmd", name) != name:
-                raise BadRequest(f"the command is the path (/{name}): leave out \"cmd\" or make it {name!r}")
-        except BadRequest as exc:
-            return _error(400, str(exc))
-        except _TooLarge:
-            return _error(413, f"the body is larger than {config.max_body} bytes")
-        rid = req.get("id")
-        try:
-            line = orjson.dumps(req) + b"\n"
-        except TypeError:  # a number orjson cannot write back (e.g. past 64 bits)
-            return _error(400, "the request holds a number out of range", None)
-        try:
-            reply = await request.app.state.pool.request(line, config.timeout)
-        except PoolTimeout:
-            return _error(503, f"the request took longer than the server's time limit ({config.timeout:g} s)",
-                          rid, {"Retry-After": "1"})
-        except WorkerError as exc:
-            return _error(503, f"{exc}; try again", rid, {"Retry-After": "1"})
-        head = orjson.loads(reply)
-        status = 200
-        if not head.get("ok"):
-            status = 500 if str(head.get("error", "")).startswith("internal error") else 422
-        return Response(reply, status_code=status, media_type="application/json")
-
-    params = [{"name": f, "in": "query", "required": False, "description": FIELDS[f][1],
-               "schema": _SCHEMA[FIELDS[f][0]]} for f in fields]
-    body_schema = {"type": "object", "properties": {f: {**_SCHEMA[FIELDS[f][0]], "description": FIELDS[f][1]}
-                                                    for f in fields}}
-    responses = {"200": {"description": "the protocol's reply, ok: true"},
-                 "400": {"description": "not a JSON object"}, "413": {"description": "body too large"},
-                 "422": {"description": "the engine refuses the request: ok false, error"},
-                 "503": {"description": "over the time limit; the server goes on"}}
-    app.add_api_route(f"/{name}", answer, methods=["GET"], summary=summary, name=f"{name}_get",
-                      openapi_extra={"parameters": params, "responses": responses})
-    app.add_api_route(f"/{name}", answer, methods=["POST"], summary=summary, name=f"{name}_post",
-                      openapi_extra={"requestBody": {"required": True, "content": {
-                          "application/json": {"schema": body_schema}}}, "responses": responses})

@@ -49,7 +49,11 @@ def worker_command(model: str | None, heuristic: bool, spin_us: int) -> list[str
 
 
 class Worker:
-    """One worker process and the buffered reading end of its output pipe."""
+    """One worker process and the buffered reading end of its output pipe.
+
+    The pipe is watched by the event loop for the worker's whole life (one callback fills
+    the buffer); a request waits on a future that the callback resolves at a newline.
+    """
 
     def __init__(self, cmd: list[str]) -> None:
         root = str(Path(__file__).resolve().parent.parent)  # this checkout's packages first
@@ -59,6 +63,30 @@ class Worker:
         self._out = self.proc.stdout.fileno()
         os.set_blocking(self._out, False)
         self._buf = b""
+        self._eof = False
+        self._waiter: asyncio.Future | None = None
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self._out, self._on_readable)
+
+    def _read_some(self) -> bool:
+        """Read what the pipe holds; True when something (or the end) came."""
+        try:
+            chunk = os.read(self._out, 1 << 20)
+        except BlockingIOError:
+            return False
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._buf += chunk
+        else:
+            self._eof = True
+        return True
+
+    def _on_readable(self) -> None:
+        self._read_some()
+        w = self._waiter
+        if w is not None and not w.done() and (self._eof or b"\n" in self._buf):
+            w.set_result(None)
 
     async def ready(self) -> None:
         """Wait for the worker's ready line; WorkerError with its reason when it fails."""
@@ -90,30 +118,29 @@ class Worker:
             if i >= 0:
                 line, self._buf = self._buf[: i + 1], self._buf[i + 1 :]
                 return line
-            try:
-                chunk = os.read(self._out, 1 << 20)
-            except BlockingIOError:
-                chunk = None
-            if chunk == b"":
+            if self._eof:
                 raise WorkerError("the search worker stopped")
-            if chunk:
-                self._buf += chunk
-                continue
             if time.perf_counter() < spin_end:
-                os.sched_yield()
+                if not self._read_some():
+                    os.sched_yield()
                 continue
-            await self._readable(deadline)
+            await self._wait(deadline)
 
-    async def _readable(self, deadline: float) -> None:
-        loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        loop.add_reader(self._out, lambda: fut.done() or fut.set_result(None))
+    async def _wait(self, deadline: float) -> None:
+        fut = self._waiter = self._loop.create_future()
+        timer = self._loop.call_later(max(0.0, deadline - time.monotonic()),
+                                      lambda: fut.done() or fut.set_exception(PoolTimeout()))
         try:
-            await asyncio.wait_for(fut, max(0.0, deadline - time.monotonic()))
-        except asyncio.TimeoutError:
-            raise PoolTimeout() from None
+            await fut
         finally:
-            loop.remove_reader(self._out)
+            timer.cancel()
+            self._waiter = None
+
+    def _unwatch(self) -> None:
+        try:
+            self._loop.remove_reader(self._out)
+        except (ValueError, OSError, RuntimeError):
+            pass
 
     def close(self) -> None:
         """Close the input (the worker exits at end of input); kill it if it lingers."""
@@ -127,6 +154,7 @@ class Worker:
             self.kill()
 
     def kill(self) -> None:
+        self._unwatch()
         self.proc.kill()
         self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout):
@@ -143,7 +171,7 @@ class Worker:
 class WorkerPool:
     """``size`` workers; :meth:`request` sends one line to an idle one."""
 
-    def __init__(self, cmd: list[str], size: int, spin_us: int = 200) -> None:
+    def __init__(self, cmd: list[str], size: int, spin_us: int = 500) -> None:
         if size < 1:
             raise ValueError(f"--workers must be at least 1, got {size}")
         self.cmd = cmd
@@ -227,4 +255,6 @@ class WorkerPool:
         for t in list(self._tasks):
             t.cancel()
         workers, self._all = list(self._all), set()
+        for w in workers:
+            w._unwatch()
         await asyncio.gather(*(asyncio.to_thread(w.close) for w in workers))
