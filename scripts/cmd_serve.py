@@ -30,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from scripts.tabla import CliError
 
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
 
-        from scripts.serve_app import ServeConfig, create_app
+        from scripts.serve_app import ServeConfig
     except ImportError as exc:
         raise CliError(f"tabla serve needs FastAPI and uvicorn: pip install 'tabla[serve]' ({exc})") from None
     for name in ("workers", "max_body"):
@@ -47,19 +47,56 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("tabla").setLevel(logging.INFO if args.verbose else logging.WARNING)
     config = ServeConfig(model=args.model, heuristic=args.heuristic, workers=args.workers, timeout=args.timeout,
                          max_body=args.max_body, spin_us=args.spin_us, worker_spin_us=args.worker_spin_us)
-    server = uvicorn.Server(uvicorn.Config(
-        create_app(config), host=args.host, port=args.port, log_level="info" if args.verbose else "warning",
-        access_log=args.verbose, loop=_choice("uvloop", "auto"), http=_choice("httptools", "auto"),
-        timeout_graceful_shutdown=5,
-    ))
-    server.run()
-    if not server.started:
-        raise CliError("the server did not start (see the messages above)")
-    return 0
+    runner = _runner()
+    try:
+        return runner(_serve(config, args))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(config, args: argparse.Namespace) -> int:
+    """Start the workers, then listen; the workers stop when the server does."""
+    import uvicorn
+
+    from scripts.serve_app import create_app, make_pool
+    from scripts.serve_pool import WorkerError
+    from scripts.tabla import CliError
+
+    pool = make_pool(config)
+    try:
+        await pool.start()
+    except WorkerError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        server = uvicorn.Server(uvicorn.Config(
+            create_app(config, pool), host=args.host, port=args.port, log_level="info" if args.verbose else "warning",
+            access_log=args.verbose, http=_choice("httptools", "auto"), timeout_graceful_shutdown=5,
+        ))
+        try:
+            await server.serve()
+        except SystemExit:  # uvicorn could not listen (it logged why)
+            raise CliError(f"cannot listen on {args.host}:{args.port}") from None
+        if not server.started:
+            raise CliError(f"the server did not start on {args.host}:{args.port}")
+        return 0
+    finally:
+        await pool.close()
+
+
+def _runner():
+    """``uvloop.run`` when uvloop is installed (a faster event loop), else ``asyncio.run``."""
+    try:
+        import uvloop
+
+        return uvloop.run
+    except (ImportError, AttributeError):
+        import asyncio
+
+        return asyncio.run
 
 
 def _choice(module: str, fallback: str) -> str:
-    """``module`` when it is installed (uvloop, httptools: faster), else ``fallback``."""
+    """``module`` when it is installed (httptools: a faster HTTP parser), else ``fallback``."""
     import importlib.util
 
     return module if importlib.util.find_spec(module) else fallback

@@ -282,6 +282,12 @@ def engine_openapi_paths() -> dict[str, Any]:
     return paths
 
 
+def make_pool(config: ServeConfig) -> WorkerPool:
+    """The worker pool of a server (not started)."""
+    return WorkerPool(worker_command(config.model, config.heuristic, config.worker_spin_us), config.workers,
+                      config.spin_us)
+
+
 def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
 
@@ -302,21 +308,23 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     return files
 
 
-def create_app(config: ServeConfig = ServeConfig()) -> Callable:
+def create_app(config: ServeConfig = ServeConfig(), pool: WorkerPool | None = None) -> Callable:
     """The ASGI application: the engine endpoints (:class:`EngineApi`) in front of a FastAPI
-    application with the page, ``/health`` and the OpenAPI page; the lifespan starts and
-    stops the worker pool."""
+    application with the page, ``/health`` and the OpenAPI page. With no ``pool`` given,
+    the lifespan starts one; ``tabla serve`` starts its own first, so that a model that does
+    not load is a one-line error before anything listens. The lifespan's end stops it."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        pool = WorkerPool(worker_command(config.model, config.heuristic, config.worker_spin_us),
-                          config.workers, config.spin_us)
-        await pool.start()
-        app.state.pool = pool
+        own = pool is None
+        p = make_pool(config) if own else pool
+        if own:
+            await p.start()
+        app.state.pool = p
         try:
             yield
         finally:
-            await pool.close()
+            await p.close()
 
     web = FastAPI(
         title="Tabla", version="1", lifespan=lifespan,

@@ -242,3 +242,34 @@ def test_serve_binds_to_this_machine_only_by_default():
     add_arguments(p)
     args = p.parse_args([])
     assert args.host == "127.0.0.1" and args.port == 8080 and args.workers >= 1
+
+
+def test_a_model_that_does_not_load_is_a_one_line_error_before_listening():
+    import subprocess
+    import sys
+
+    from serve_helpers import ROOT
+
+    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "serve", "--model", "/nonexistent.npz", "--port", "0",
+                        "--workers", "1"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 2
+    assert r.stderr.strip() == "tabla serve: error: cannot load /nonexistent.npz: model file not found: /nonexistent.npz"
+
+
+def test_tabla_serve_answers_on_its_port_and_its_workers_end_with_it():
+    import os
+
+    import httpx
+
+    from serve_helpers import live_server
+
+    with live_server("--workers", "1") as (base, proc):
+        r = httpx.get(base + "/best", params={"position_id": START, "dice": "3,1", "ply": "2"})
+        assert r.status_code == 200 and r.json()["play"] == "8/5 6/5"
+        pids = httpx.get(base + "/health").json()["pids"]
+        proc.terminate()
+        assert proc.wait(timeout=30) in (0, -15)  # uvicorn shuts down, then ends by the signal it got
+    end = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{p}") for p in pids) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/proc/{p}") for p in pids)
