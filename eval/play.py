@@ -37,10 +37,8 @@ chances in a match).
 """
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -49,32 +47,26 @@ from engine.api import Engine
 from engine.dice import Roll, opening_roll
 from engine.game import EndReason, GameState
 from engine.ids import position_id
-from engine.met import default_met
 from engine.notation import Play, play_from_steps
 from engine.position import GameResult, Position
 from eval.board_text import ENGINE, HUMAN, BoardView, render_board
-from eval.mat import format_mat
-from eval.match import Action, GameRecord, MatchRecord
-from eval.play_common import (
-    HELP,
-    RESIGN_LEVELS,
-    RESULT_NAMES,
-    Judgement,
-    PlayConfig,
-    Reloaded,
-    SessionEnd,
-    split_command,
-    why_no_double,
-)
-from eval.save_file import Loaded, SaveFileError, load_file, snapshot
-from eval.typed_turn import TypedTurn
+from eval.match import Action, GameRecord
 from eval.coach import Coach
+from eval.play_commands import SessionCommands
+from eval.play_common import RESULT_NAMES, Judgement, PlayConfig, Reloaded, SessionEnd, split_command, why_no_double
+from eval.play_cube import CubeTalk
 from eval.play_input import TypedInput
+from eval.save_file import Loaded
+from eval.typed_turn import TypedTurn
 
 
 # --------------------------------------------------------------------------- the session
-class PlaySession(Coach, TypedInput):
-    """One sitting at the board: money games or a match against the engine."""
+class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
+    """One sitting at the board: money games or a match against the engine.
+
+    The text session and the game loop live here; the human's typed play in
+    :class:`TypedInput`, the cube and resignations in :class:`CubeTalk`, the commands of
+    every prompt in :class:`SessionCommands`, hints and judgements in :class:`Coach`."""
 
     def __init__(
         self,
@@ -257,60 +249,6 @@ class PlaySession(Coach, TypedInput):
         if not self.state.is_over:
             self.show_board()
 
-    def _engine_doubles(self, dec) -> None:
-        gs = self.state
-        self.state = gs.double()
-        new = gs.cube_value * 2
-        self.record.actions.append(Action(ENGINE, "double", cube=new))
-        self.show_board()
-        self.say(f"tabla doubles to {new}.")
-        options = ["take", "drop"] + (["beaver"] if self.state.can_beaver() else [])
-        values = {"take": dec.double_take, "drop": dec.double_drop}
-        if "beaver" in options and dec.double_beaver is not None:
-            values["beaver"] = dec.double_beaver
-        prompt = ("take, drop or beaver> " if "beaver" in options else "take or drop> ")
-        while True:
-            cmd, arg = split_command(self.ask(prompt))
-            if cmd in ("take", "t", "accept"):
-                choice = "take"
-            elif cmd in ("drop", "pass", "p", "reject"):
-                choice = "drop"
-            elif cmd in ("beaver", "b") and "beaver" in options:
-                choice = "beaver"
-            elif cmd == "hint":
-                self.say(self._response_hint(values, dec.mwc))
-                continue
-            elif self._common(cmd, arg, saving=False):
-                continue
-            else:
-                self.say(f"Answer {', '.join(options[:-1])} or {options[-1]} (or hint).")
-                continue
-            break
-        best = min(values, key=values.get)  # the doubler's value: the responder minimises it
-        self._judge("response", f"tabla doubled to {new}", choice, best, values[choice] - values[best])
-        if choice == "drop":
-            self.record.actions.append(Action(HUMAN, "drop"))
-            self.state = self.state.drop()
-            self.say(f"You drop: tabla wins {self.state.points} point{'s' if self.state.points != 1 else ''}.")
-            return
-        if choice == "take":
-            self.record.actions.append(Action(HUMAN, "take", cube=new))
-            self.state = self.state.take()
-            self.say(f"You take: the cube is at {new}, on your side.")
-            return
-        self.record.actions.append(Action(HUMAN, "beaver", cube=new * 2))
-        self.state = self.state.beaver()
-        self.say(f"You beaver: the cube goes to {new * 2} and stays on your side.")
-        # tabla keeps playing for the beavered cube when that beats giving up 2 cubes
-        if dec.double_beaver is not None and dec.double_beaver >= -2.0:
-            self.record.actions.append(Action(ENGINE, "take", cube=new * 2))
-            self.state = self.state.take()
-            self.say("tabla takes the beaver.")
-        else:
-            self.record.actions.append(Action(ENGINE, "drop"))
-            self.state = self.state.drop()
-            self.say(f"tabla drops the beaver: you win {self.state.points} points.")
-
     # ----------------------------------------------------------------- human
     def _human_turn(self) -> None:
         if self.dice is None:
@@ -345,151 +283,6 @@ class PlaySession(Coach, TypedInput):
                     return
             elif not self._common(cmd, arg):
                 self.say(f"Unknown command {cmd!r}: press Enter to roll, or type help.")
-
-    def _human_doubles(self) -> None:
-        dec = self._judge_cube(doubled=True)  # from the human's side: dec.take is tabla's answer
-        gs = self.state
-        new = gs.cube_value * 2
-        self.state = gs.double()
-        self.record.actions.append(Action(HUMAN, "double", cube=new))
-        self.say(f"You double to {new}.")
-        if dec.beaver and self.state.can_beaver():
-            self.record.actions.append(Action(ENGINE, "beaver", cube=new * 2))
-            self.state = self.state.beaver()
-            self.say(f"tabla beavers: the cube goes to {new * 2} and stays on tabla's side.")
-            values = {"take": dec.double_beaver, "drop": -2.0}
-            while True:
-                cmd, arg = split_command(self.ask("take or drop the beaver> "))
-                if cmd in ("take", "t", "drop", "pass", "p"):
-                    break
-                if cmd == "hint":
-                    best = max(values, key=values.get)
-                    self.say(f"tabla's view: you should {best} (take {values['take']:+.3f}, drop -2.000 per cube)")
-                elif not self._common(cmd, arg, saving=False):
-                    self.say("Answer take or drop.")
-            choice = "take" if cmd in ("take", "t") else "drop"
-            best = max(values, key=values.get)
-            self._judge("response", f"tabla beavered to {new * 2}", choice, best, values[best] - values[choice])
-            if choice == "take":
-                self.record.actions.append(Action(HUMAN, "take", cube=new * 2))
-                self.state = self.state.take()
-                self.say(f"You take the beaver: the cube is at {new * 2}.")
-            else:
-                self.record.actions.append(Action(HUMAN, "drop"))
-                self.state = self.state.drop()
-                self.say(f"You drop the beaver: tabla wins {self.state.points} points.")
-            return
-        if dec.take:
-            self.record.actions.append(Action(ENGINE, "take", cube=new))
-            self.state = self.state.take()
-            self.say(f"tabla takes: the cube is at {new}, on tabla's side.")
-        else:
-            self.record.actions.append(Action(ENGINE, "drop"))
-            self.state = self.state.drop()
-            self.say(f"tabla drops: you win {self.state.points} point{'s' if self.state.points != 1 else ''}.")
-
-    def _human_resigns(self, arg: str) -> None:
-        level = RESIGN_LEVELS.get(arg.lower())
-        if level is None:
-            self.say("Resign single, gammon or backgammon.")
-            return
-        gs = self.state
-        offer = gs.resign(level)
-        points = gs.points_of(level)
-        ev = self.engine.eval(gs.position, self.config.cube_ply, gs.cube_state())
-        if gs.is_money:
-            resign_value = -points / gs.cube_value
-        else:
-            met = self.engine.met or default_met()
-            away_h, away_e = gs.match_length - gs.score[HUMAN], gs.match_length - gs.score[ENGINE]
-            resign_value = 1.0 - met.mwc_after_game(away_e - points, away_h, gs.crawford or gs.post_crawford)
-        # tabla accepts when the resignation gives it at least its expected value
-        if resign_value <= ev.cubeful_equity + 1e-9:
-            self.state = offer.accept_resignation()
-            self.say(f"You offer to resign {RESULT_NAMES[level]}; tabla accepts.")
-        else:
-            self.state = offer.reject_resignation()
-            self.say(f"You offer to resign {RESULT_NAMES[level]}; tabla refuses and plays on.")
-
-    # ----------------------------------------------------------------- common commands
-    def _common(self, cmd: str, arg: str, saving: bool = True) -> bool:
-        """Commands available at every prompt; False when ``cmd`` is not one of them."""
-        if cmd in ("help", "?", "h"):
-            self.say(HELP)
-        elif cmd == "board":
-            self._show_typed()
-        elif cmd == "pip":
-            typed = self.typed is not None and bool(self.typed.steps)
-            pos = self.typed.current if typed else self.view().position
-            me, them = pos.pips()
-            lead = them - me
-            rel = f"you lead by {lead}" if lead > 0 else f"you trail by {-lead}" if lead < 0 else "even"
-            after = f" after {self.typed.text}" if typed else ""
-            self.say(f"Pip count{after}: you {me}, tabla {them} ({rel}).")
-        elif cmd == "eval":
-            self.say(self._eval_text())
-        elif cmd == "save":
-            if not saving:
-                self.say("Answer the cube first, then save.")
-            elif not arg:
-                self.say("Usage: save FILE")
-            else:
-                self._save(arg)
-        elif cmd == "load":
-            if not saving:
-                self.say("Answer the cube first, then load.")
-            elif not arg:
-                self.say("Usage: load FILE")
-            else:
-                self._load(arg)
-        elif cmd == "export":
-            self._export(arg)
-        elif cmd in ("quit", "exit", "q"):
-            raise SessionEnd("quit")
-        else:
-            return False
-        return True
-
-    def _save(self, path: str) -> None:
-        partial = self.typed.parts if self.typed is not None and self.state.turn == HUMAN and self.dice else ()
-        data = snapshot(self.state, self.config, dice=self.dice, rng=self.rng, games=self.games,
-                        current=self.record, judgements=self.judgements, move=self.move, partial=partial)
-        try:
-            Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        except OSError as exc:
-            self.say(f"Cannot save to {path}: {exc.strerror or exc}.")
-            return
-        typed = f" (with your moves typed so far, {self.typed.text})" if partial else ""
-        self.say(f"Game saved to {path}{typed}.")
-
-    def _load(self, path: str) -> None:
-        try:
-            loaded = load_file(path, self.config)
-        except SaveFileError as exc:
-            self.say(f"Cannot load: {exc}. The game goes on.")
-            return
-        self.load(loaded)
-        self.say(f"Game loaded from {path}.")
-        raise Reloaded()
-
-    def _match_record(self) -> MatchRecord:
-        score = self.state.final_score() if self.state.is_over else self.state.score
-        return MatchRecord(names=self.config.names, match_length=self.config.match_length,
-                           games=list(self.games), score=score)
-
-    def _export(self, path: str) -> None:
-        if not path:
-            self.say("Usage: export FILE.mat")
-            return
-        if not self.games:
-            self.say("No finished game to export yet.")
-            return
-        try:
-            Path(path).write_text(format_mat(self._match_record()), encoding="ascii")
-        except OSError as exc:
-            self.say(f"Cannot write {path}: {exc.strerror or exc}.")
-            return
-        self.say(f"{len(self.games)} game{'s' if len(self.games) != 1 else ''} exported to {path}.")
 
     # ----------------------------------------------------------------- game end
     def _end_of_game(self) -> None:
