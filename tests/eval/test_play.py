@@ -1,9 +1,9 @@
 """``tabla play``: scripted terminal sessions (pexpect) against the heuristic evaluator.
 
 Each session runs the real command (``python -m scripts.tabla play --model heuristic
---ply 1``) on a pseudo-terminal with fixed seeds. Special positions (a cube to take or
-drop, a gammon to resign, a closed board) are set up through the command's own save
-files (:func:`eval.save_file.snapshot`) and ``--load``.
+--ply 1``, :mod:`play_helpers`) on a pseudo-terminal with fixed seeds. Special positions
+(a closed board, a play typed in parts) are set up through the command's own save files
+and ``--load``. The cube, resignations and match play are in :mod:`test_play_cube`.
 """
 from __future__ import annotations
 
@@ -11,93 +11,39 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pexpect
 import pytest
 
-from engine.dice import Roll
-from engine.game import GameOptions, GameState
-from engine.notation import IllegalPlayError
 from engine.position import Position
 from eval.board_text import read_board
 from eval.mat import parse_mat
-from eval.board_text import ENGINE, HUMAN
 from eval.play_common import PlayConfig
 from eval.save_file import SaveFileError, read_snapshot, snapshot
+from engine.dice import Roll
+from engine.notation import IllegalPlayError
 from eval.typed_turn import TypedTurn
-
-ROOT = Path(__file__).resolve().parents[2]
-ARGS = ["-m", "scripts.tabla", "play", "--model", "heuristic", "--ply", "1"]
-
-YOU = r"you> "
-MOVE = r"move (\d)-(\d)> "
-CONFIRM = r"confirm> "
-TAKE = r"take(?:, drop or beaver| or drop)> "
-NEXT = r"next game> "
-EXPORT = r"export> "
-PROMPTS = [YOU, MOVE, CONFIRM, TAKE, NEXT, EXPORT, pexpect.EOF]
-HINT_FIRST = re.compile(r"\n  1\. (.+?) +[+-]?\d+\.\d+%?")
-
-
-def spawn(*extra: str) -> pexpect.spawn:
-    child = pexpect.spawn(sys.executable, ARGS + list(extra), cwd=str(ROOT), encoding="utf-8",
-                          timeout=30, echo=False, dimensions=(60, 200))
-    return child
-
-
-def save_file(tmp_path: Path, name: str, state: GameState, config: PlayConfig = PlayConfig(),
-              dice=None) -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps(snapshot(state, config, dice=dice)))
-    return str(path)
-
-
-def human_state(mine: dict, theirs: dict, **kw) -> GameState:
-    """A game with the human on roll: ``mine`` his checkers, ``theirs`` Tabla's (own numbering)."""
-    return GameState(position=Position.from_points(mine, theirs), turn=HUMAN, **kw)
-
-
-def engine_state(engine: dict, human: dict, **kw) -> GameState:
-    """A game with Tabla on roll: ``engine`` its checkers, ``human`` the human's."""
-    return GameState(position=Position.from_points(engine, human), turn=ENGINE, **kw)
-
-
-def play_hinted(child: pexpect.spawn) -> str:
-    """At a move prompt: ask for a hint, play its first suggestion, return it."""
-    child.sendline("hint")
-    child.expect(MOVE)
-    m = HINT_FIRST.search(child.before)
-    assert m, child.before
-    child.sendline(m.group(1))
-    return m.group(1)
-
-
-def until(child: pexpect.spawn, wanted: str, on_take: str = "take", limit: int = 3000) -> int:
-    """Answer prompts (roll, hinted plays, confirm, take) until ``wanted`` shows; its index."""
-    target = PROMPTS.index(wanted)
-    for _ in range(limit):
-        i = child.expect(PROMPTS)
-        if i == target:
-            return i
-        p = PROMPTS[i]
-        if p == YOU:
-            child.sendline("")
-        elif p == MOVE:
-            play_hinted(child)
-        elif p == CONFIRM:
-            child.sendline("")
-        elif p == TAKE:
-            child.sendline(on_take)
-        else:
-            raise AssertionError(f"unexpected prompt {p!r}: {child.before[-500:]}")
-    raise AssertionError("too many prompts")
-
-
-def finish(child: pexpect.spawn) -> int:
-    child.expect(pexpect.EOF)
-    child.close()
-    return child.exitstatus
+from play_helpers import (
+    ARGS,
+    CONFIRM,
+    EXPORT,
+    MOVE,
+    NEXT,
+    PROMPTS,
+    ROOT,
+    START,
+    TAKE,
+    YOU,
+    at_move,
+    finish,
+    human_state,
+    play_hinted,
+    quit_session,
+    save_file,
+    send,
+    spawn,
+    until,
+)
 
 
 # --------------------------------------------------------------------------- whole game
@@ -127,8 +73,7 @@ def test_same_seed_gives_the_same_dice_and_game():
         child = spawn("--seed", seed)
         child.expect([YOU, MOVE])
         text = re.search(r"Opening roll: .*", child.before).group(0)
-        child.sendline("quit")
-        finish(child)
+        quit_session(child)
         return text
 
     assert opening("11") == opening("11")
@@ -148,8 +93,7 @@ def test_pip_eval_and_home_left_board_at_the_first_turn():
     child.sendline("help")
     child.expect([YOU, MOVE])
     assert "save FILE / load FILE" in child.before
-    child.sendline("quit")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 # --------------------------------------------------------------------------- checker play
@@ -171,8 +115,7 @@ def test_illegal_and_malformed_plays_are_refused_with_the_reason_and_the_game_go
     child.sendline("")
     i = child.expect(PROMPTS)
     assert PROMPTS[i] in (YOU, TAKE, NEXT)
-    child.sendline("quit")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 def test_undo_takes_back_the_typed_play_until_it_is_confirmed():
@@ -194,8 +137,7 @@ def test_undo_takes_back_the_typed_play_until_it_is_confirmed():
     child.expect(PROMPTS)
     # the confirmed play is on the record: the board now shows at least the pending result
     assert "Play taken back." not in child.before
-    child.sendline("quit")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 def test_an_unplayable_roll_is_announced_and_the_turn_passes(tmp_path):
@@ -206,33 +148,10 @@ def test_an_unplayable_roll_is_announced_and_the_turn_passes(tmp_path):
     child.expect(PROMPTS)
     assert "You roll 6-6 and cannot move." in child.before
     assert "tabla rolls" in child.before
-    child.sendline("quit")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 # --------------------------------------------------------------------------- plays typed in parts
-START = {6: 5, 8: 3, 13: 5, 24: 2}
-
-
-def at_move(tmp_path: Path, mine: dict, theirs: dict, dice: tuple[int, int]) -> pexpect.spawn:
-    """A session loaded at the human's move prompt with ``dice`` rolled."""
-    child = spawn("--seed", "1", "--load", save_file(tmp_path, "turn.json", human_state(mine, theirs), dice=dice))
-    child.expect(MOVE)
-    return child
-
-
-def send(child: pexpect.spawn, line: str, prompt: str = MOVE) -> str:
-    """Type ``line``, wait for ``prompt``, return what was printed in between."""
-    child.sendline(line)
-    child.expect(prompt)
-    return child.before
-
-
-def quit_session(child: pexpect.spawn) -> None:
-    child.sendline("quit")
-    assert finish(child) == 0
-
-
 @pytest.mark.parametrize("lines, left", [(["8/5 6/5"], ""), (["8/5", "6/5"], "the 1"), (["6/5", "8/5"], "the 3")])
 def test_a_play_typed_whole_or_in_parts_reaches_the_same_confirmation(tmp_path, lines, left):
     child = at_move(tmp_path, START, START, (3, 1))
@@ -339,169 +258,6 @@ def test_a_saved_partial_play_that_is_not_legal_is_refused_on_load():
         TypedTurn.replay(state.position, Roll(3, 1), [[(13, 9, 3)]])
 
 
-# --------------------------------------------------------------------------- cube
-def test_player_doubles_and_tabla_takes_then_owns_the_cube():
-    child = spawn("--seed", "3")
-    until(child, YOU)
-    child.sendline("double")
-    i = child.expect(PROMPTS)
-    assert "tabla takes: the cube is at 2, on tabla's side." in child.before
-    if PROMPTS[i] == MOVE:
-        play_hinted(child)
-        child.expect(CONFIRM)
-        child.sendline("")
-    until(child, YOU)
-    assert "O: tabla  [cube 2]" in child.before
-    child.sendline("double")
-    child.expect(YOU)
-    assert "You cannot double: tabla owns the cube." in child.before
-    child.sendline("quit")
-    assert finish(child) == 0
-
-
-def test_player_doubles_in_a_won_race_and_tabla_drops(tmp_path):
-    state = human_state({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 2})
-    child = spawn("--seed", "1", "--load", save_file(tmp_path, "race.json", state))
-    child.expect(YOU)
-    child.sendline("hint")
-    child.expect(YOU)
-    assert "Cube decision: double" in child.before
-    child.sendline("double")
-    child.expect(NEXT)
-    assert "tabla drops: you win 1 point." in child.before
-    assert "You win 1 point: tabla dropped the double." in child.before
-    child.sendline("quit")
-    child.expect(EXPORT)
-    assert re.search(r"1 decision \(0 plays, 1 cube, 0 take/drop\), 0 errors", child.before)
-    child.sendline("")
-    assert finish(child) == 0
-
-
-@pytest.mark.parametrize("answer", ["take", "drop"])
-def test_tabla_offers_a_double_which_the_player_takes_or_drops(tmp_path, answer):
-    state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1})
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "ahead.json", state))
-    child.expect(TAKE)
-    assert "tabla doubles to 2." in child.before
-    child.sendline("hint")
-    child.expect(TAKE)
-    assert "tabla's view: you should drop" in child.before
-    child.sendline(answer)
-    if answer == "drop":
-        child.expect(NEXT)
-        assert "tabla wins 1 point: you dropped the double." in child.before
-        child.sendline("quit")
-        child.expect(EXPORT)
-        assert "0 errors" in child.before
-        child.sendline("")
-    else:
-        i = child.expect(PROMPTS)
-        assert "You take: the cube is at 2, on your side." in child.before
-        child.sendline("quit")
-        child.expect(pexpect.EOF)
-        # taking a dead-lost race is the player's error, judged against dropping
-        assert re.search(r"1 error.*\n.*tabla doubled to 2: you chose take, tabla prefers drop", child.before)
-    assert finish(child) == 0
-
-
-def test_with_beavers_tabla_beavers_a_bad_double_and_the_player_takes_the_beaver(tmp_path):
-    # a bear-off race the human trails by 9 pips: doubling is wrong, tabla beavers
-    state = human_state({6: 4, 5: 4, 4: 3, 3: 2, 2: 2}, {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2},
-                        options=GameOptions(beavers=True))
-    config = PlayConfig(beavers=True)
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "beaver.json", state, config))
-    child.expect(YOU)
-    child.sendline("double")
-    child.expect("take or drop the beaver> ")
-    assert "tabla beavers: the cube goes to 4 and stays on tabla's side." in child.before
-    child.sendline("take")
-    child.expect(MOVE)
-    assert "You take the beaver: the cube is at 4." in child.before
-    assert "O: tabla  [cube 4]" in child.before
-    child.sendline("quit")
-    child.expect(pexpect.EOF)
-    assert re.search(r"cube at 1: you chose double, tabla prefers no double", child.before)
-    child.close()
-
-
-def test_with_beavers_the_player_may_beaver_tablas_double(tmp_path):
-    state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1},
-                         options=GameOptions(beavers=True))
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "b.json", state, PlayConfig(beavers=True)))
-    child.expect(TAKE)
-    assert child.after == "take, drop or beaver> "
-    child.sendline("beaver")
-    child.expect(PROMPTS)
-    assert "You beaver: the cube goes to 4 and stays on your side." in child.before
-    assert "tabla takes the beaver." in child.before
-    child.sendline("quit")
-    assert finish(child) == 0
-
-
-def test_jacoby_rule_counts_an_unturned_cube_gammon_as_single(tmp_path):
-    state = human_state({1: 1}, {13: 5, 14: 5, 15: 5}, options=GameOptions(jacoby=True))
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "j.json", state, PlayConfig(jacoby=True), dice=(6, 5)))
-    child.expect(CONFIRM)  # 1/off is the only play: a forced play
-    assert "your only legal play is 1/off (forced)" in child.before
-    child.sendline("")
-    child.expect(NEXT)
-    assert ("You win 1 point: you bore off all 15 checkers; a gammon (tabla has borne off no checker), "
-            "counted single by the Jacoby rule (the cube was not turned).") in child.before
-    child.sendline("quit")
-    child.expect(EXPORT)
-    child.sendline("")
-    assert finish(child) == 0
-
-
-# --------------------------------------------------------------------------- match play
-def test_crawford_game_has_no_cube_and_the_cube_returns_after_it(tmp_path):
-    config = PlayConfig(match_length=2)
-    state = human_state({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 2}, match_length=2)
-    child = spawn("--seed", "4", "--load", save_file(tmp_path, "match.json", state, config))
-    child.expect(YOU)
-    assert "2-point match" in child.before
-    child.sendline("double")
-    child.expect(NEXT)
-    assert "Score: you 1, tabla 0 (2-point match)." in child.before
-    child.sendline("")
-    until(child, YOU)
-    assert "Game 2 of the 2-point match, score: you 1, tabla 0 (Crawford game: no doubling)" in child.before
-    assert "Crawford game (no cube)" in child.before
-    child.sendline("double")
-    child.expect(YOU)
-    assert "You cannot double: no doubling in the Crawford game." in child.before
-    child.sendline("resign")
-    child.expect(NEXT)
-    assert "tabla wins 1 point: you resigned a single game." in child.before
-    assert "Score: you 1, tabla 1 (2-point match)." in child.before
-    child.sendline("")
-    until(child, YOU)
-    assert "2-point match" in child.before and "Crawford" not in child.before
-    child.sendline("double")
-    child.expect(PROMPTS)
-    assert "You double to 2." in child.before
-    child.sendline("quit")
-    assert finish(child) == 0
-
-
-def test_resignation_is_accepted_or_refused_by_tablas_equity(tmp_path):
-    # the human has all 15 checkers far from home, Tabla has 3 left: a gammon is certain
-    state = human_state({13: 5, 14: 5, 15: 5}, {1: 3})
-    child = spawn("--seed", "1", "--load", save_file(tmp_path, "gammon.json", state))
-    child.expect(YOU)
-    child.sendline("resign single")
-    child.expect(YOU)
-    assert "tabla refuses and plays on" in child.before
-    child.sendline("resign gammon")
-    child.expect(NEXT)
-    assert "tabla accepts" in child.before
-    assert "tabla wins 2 points: you resigned a gammon." in child.before
-    child.sendline("quit")
-    child.expect(EXPORT)
-    child.sendline("")
-    assert finish(child) == 0
-
-
 # --------------------------------------------------------------------------- save / load
 def test_save_and_load_restore_the_game_in_progress(tmp_path):
     child = spawn("--seed", "9")
@@ -523,8 +279,7 @@ def test_save_and_load_restore_the_game_in_progress(tmp_path):
     assert f"Game loaded from {path}." in child.before
     assert child.match.groups() == dice
     assert read_board(child.before) == board
-    child.sendline("quit")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 def test_a_bad_save_file_is_refused_in_one_line_and_the_game_goes_on(tmp_path):
@@ -540,8 +295,7 @@ def test_a_bad_save_file_is_refused_in_one_line_and_the_game_goes_on(tmp_path):
         child.expect(MOVE)
         line = next(ln for ln in child.before.splitlines() if ln.startswith("Cannot load"))
         assert why in line and line.endswith("The game goes on.")
-    child.sendline("quit")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 def test_a_bad_file_given_to_load_at_start_is_a_one_line_error(tmp_path):
