@@ -1,14 +1,15 @@
 """``tabla play``: play money games or a match against Tabla in the terminal.
 
 ``tabla play [--match 7 | --money] [--ply 2] [--model PATH|heuristic] [--seed S] [--jacoby]
-[--beavers] [--home left|right] [--load FILE]``
+[--beavers] [--home left|right] [--load FILE] [--auto-confirm]``
 
 The human is ``X`` (player 0) and Tabla is ``O`` (player 1); the board is drawn from the
 human's side (:mod:`eval.board_text`). Input is read a line at a time from standard input,
 so a terminal, a pipe and a pexpect script all work. The prompts:
 
 * ``you> `` before your roll: Enter (or ``roll``) rolls, ``double`` offers the cube,
-  ``resign [single|gammon|backgammon]`` offers to resign.
+  ``resign [single|gammon|backgammon]`` offers to resign; ``undo`` says why your last
+  play can no longer be taken back (tabla has rolled since).
 * ``move 5-4> `` after the roll: a play in standard notation (``8/5 6/5``, ``bar/22``,
   ``6/off``, ``13/7*``, ``6/off(2)``), whole or in parts (``8/5``, then ``6/5``). Each
   part must begin a legal play (:class:`TypedTurn`); the board is redrawn with it and the
@@ -18,16 +19,23 @@ so a terminal, a pipe and a pexpect script all work. The prompts:
   played is announced and passes.
 * ``confirm> `` once the typed parts make a whole play: it is shown on the board; Enter
   confirms it ("the move counts once the dice are picked up"), ``undo`` takes back its
-  last part. A forced play (the roll's only legal play) goes straight to ``confirm> ``,
-  where Enter plays it.
+  last part, and a move that goes on with the play (6/off 3/off after 6/off, which is
+  already the play 6/3/off) is taken. A forced play (the roll's only legal play) goes
+  straight to ``confirm> ``, where Enter plays it. With ``--auto-confirm`` (or
+  ``set autoconfirm on``; off by default) a complete play that cannot go on, and a forced
+  play, count at once.
 * ``take, drop or beaver> `` when Tabla doubles.
 * ``next game> `` between games and ``export> `` at the very end (``export FILE`` writes
   the games as a Jellyfish ``.mat`` file).
 
 Everywhere: ``hint`` (Tabla's top plays, or its cube decision, with equities), ``eval``,
 ``pip``, ``board``, ``save FILE`` / ``load FILE`` (a game in progress as JSON, with the
-parts of a play typed in mid-turn; a bad file is refused in one line and the game goes on), ``export FILE``, ``help``, ``quit``. End of
-input and Ctrl-C end the session politely.
+parts of a play typed in mid-turn; a bad file is refused in one line and the game goes
+on), ``export FILE``, ``set autoconfirm on|off``, ``help``, ``quit`` (in mid-game it asks
+at ``quit> ``: ``save FILE`` saves and quits, ``quit`` quits, Enter plays on). End of
+input and Ctrl-C end the session politely. The board shows the game's GNU Backgammon
+Position ID and Match ID, and in money play each side's balance (the same figure as
+"Money so far").
 
 Tabla plays at ``--ply`` (see :mod:`engine.search`), decides the cube at ``ply - 1``
 before the roll, accepts a resignation when it is worth at least what Tabla expects from
@@ -46,14 +54,23 @@ import numpy as np
 from engine.api import Engine
 from engine.dice import Roll, opening_roll
 from engine.game import EndReason, GameState
-from engine.ids import position_id
-from engine.notation import Play, play_from_steps
+from engine.ids import match_id, position_id
+from engine.notation import Play, format_play, play_from_steps
 from engine.position import GameResult, Position
 from eval.board_text import ENGINE, HUMAN, BoardView, render_board
 from eval.match import Action, GameRecord
 from eval.coach import Coach
 from eval.play_commands import SessionCommands
-from eval.play_common import RESULT_NAMES, Judgement, PlayConfig, Reloaded, SessionEnd, split_command, why_no_double
+from eval.play_common import (
+    RESULT_NAMES,
+    Judgement,
+    PlayConfig,
+    Reloaded,
+    SessionEnd,
+    money_balance,
+    split_command,
+    why_no_double,
+)
 from eval.play_cube import CubeTalk
 from eval.play_input import TypedInput
 from eval.save_file import Loaded
@@ -119,13 +136,19 @@ class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
             cube_value=gs.cube_value,
             cube_owner=gs.cube_owner,
             match_length=gs.match_length,
-            score=gs.score,
+            score=money_balance(gs.score) if gs.is_money else gs.score,
             crawford=gs.crawford,
             on_roll=None if gs.is_over else gs.turn,
             dice=dice if dice is not None else self.dice,
             home=self.config.home,
-            note=f"Position ID {position_id(gs.position)}" if position is None and not gs.is_over else "",
+            note=self._ids() if position is None and not gs.is_over else "",
         )
+
+    def _ids(self) -> str:
+        """The GNU Backgammon Position ID and Match ID of the game (dice included once rolled)."""
+        gs = self.state
+        info = replace(gs.match_info(), dice=self.dice or (0, 0))
+        return f"Position ID {position_id(gs.position)}  Match ID {match_id(info)}"
 
     def show_board(self, position: Position | None = None) -> None:
         self.say(render_board(self.view(position)))
@@ -281,8 +304,24 @@ class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
                 self._human_resigns(arg)
                 if self.state.is_over:
                     return
+            elif cmd in ("undo", "u"):
+                self.say(self._why_no_undo())
             elif not self._common(cmd, arg):
                 self.say(f"Unknown command {cmd!r}: press Enter to roll, or type help.")
+
+    def _why_no_undo(self) -> str:
+        """``undo`` before the roll: the human's last play has counted since tabla rolled."""
+        actions = self.record.actions
+        mine = [i for i, a in enumerate(actions) if a.player == HUMAN and a.kind == "move"]
+        if not mine:
+            return "Nothing to undo: you have not played yet in this game."
+        last = actions[mine[-1]]
+        text = format_play(Position(last.before), last.steps) or "your pass"
+        roll = next((a.dice for a in actions[mine[-1]:] if a.player == ENGINE and a.kind == "move"), None)
+        since = f"tabla has rolled {roll[0]}-{roll[1]} since, and " if roll else ""
+        how = "(set autoconfirm off to be asked)" if self.config.auto_confirm else "before it counts"
+        return (f"Too late to undo {text}: {since}a play counts once it is confirmed; type undo at "
+                f"the confirm prompt to take a play back {how}.")
 
     # ----------------------------------------------------------------- game end
     def _end_of_game(self) -> None:
@@ -319,7 +358,7 @@ class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
             self.say(f"{win_name} {pts}: {loser} resigned {RESULT_NAMES[gs.resign_level]}.")
         final = gs.final_score()
         if gs.is_money:
-            self.say(f"Money so far: you {final[HUMAN] - final[ENGINE]:+d} after {len(self.games)} game"
+            self.say(f"Money so far: you {money_balance(final)[HUMAN]:+d} after {len(self.games)} game"
                      f"{'s' if len(self.games) != 1 else ''}.")
         else:
             self.say(f"Score: you {final[HUMAN]}, tabla {final[ENGINE]} ({gs.match_length}-point match).")

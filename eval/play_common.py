@@ -17,10 +17,13 @@ HELP = """Commands:
   8/5 6/5           a play in standard notation after rolling: bar/22, 6/off, 13/7*, 8/4(2)
   8/5  then  6/5    ...or the play in parts: each part is checked and shown on the board
   undo              take back the last part you typed (again and again, to the start of
-                    the turn); at confirm> it takes back the last part of the play
+                    the turn); at confirm> it takes back the last part of the play. A play
+                    counts once confirmed (before your roll, undo says why it cannot come back)
   Enter             at confirm>: the play counts ("once the dice are picked up")
                     A forced play (the roll's only legal play) is shown and played when you
                     press Enter at confirm>.
+  set autoconfirm on|off   a complete play counts at once, without confirming (default off;
+                    also --auto-confirm); a play that could still go on is still asked
   legal             list the legal plays of your roll (those starting with what you typed)
   take / drop / beaver   answer a double
   resign [single|gammon|backgammon]   offer to resign (on your turn)
@@ -31,7 +34,7 @@ HELP = """Commands:
   save FILE / load FILE   save or load the game in progress (JSON); a save in mid-turn
                     keeps the moves you have typed, and load brings them back
   export FILE       write the finished games as a .mat file
-  quit              end the session"""
+  quit              end the session (in mid-game it asks first, and offers to save)"""
 
 RESIGN_LEVELS = {"single": 1, "s": 1, "1": 1, "": 1, "gammon": 2, "g": 2, "2": 2, "backgammon": 3, "b": 3, "bg": 3, "3": 3}
 RESULT_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
@@ -57,6 +60,9 @@ class PlayConfig:
     """Depth of Tabla's checker play; cube decisions use ``ply - 1``."""
     home: str = "right"
     names: tuple[str, str] = ("you", "tabla")
+    auto_confirm: bool = False
+    """A complete play counts at once, without ``confirm>`` (``--auto-confirm``,
+    ``set autoconfirm on``); off by default."""
 
     @property
     def cube_ply(self) -> int:
@@ -93,6 +99,12 @@ def why_no_double(gs: GameState) -> str:
     if reason is NoDouble.MAXIMUM:
         return f"the cube is at its maximum ({gs.options.max_cube})"
     return "the cube is not available now"
+
+
+def money_balance(score: tuple[int, int]) -> tuple[int, int]:
+    """What each player (human, engine) has won (+) or lost (-) in a money session, from
+    the points each has won: the board's panel and the text both show this figure."""
+    return (score[0] - score[1], score[1] - score[0])
 
 
 def split_command(line: str) -> tuple[str, str]:

@@ -5,7 +5,7 @@ import logging
 from dataclasses import replace
 
 from engine.dice import Roll
-from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError
+from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError, point_name
 from eval.board_text import HUMAN, render_board
 from eval.play_common import split_command
 from eval.typed_turn import TypedTurn, dice_words
@@ -33,9 +33,12 @@ class TypedInput:
         if len(plays) == 1:
             self.typed = TypedTurn.of_play(gs.position, roll, plays[0])
             self._show_typed(f"Forced play: {plays[0].text}")
-            self.say(f"You roll {dice[0]}-{dice[1]}: your only legal play is {plays[0].text} (forced). "
-                     f"Press Enter to play it.")
-            self._confirm(forced=True)
+            forced = f"You roll {dice[0]}-{dice[1]}: your only legal play is {plays[0].text} (forced)"
+            if self.config.auto_confirm:
+                self.say(f"{forced}: played.")
+            else:
+                self.say(f"{forced}. Press Enter to play it.")
+                self._confirm(forced=True)
             self._apply_play(HUMAN, plays[0], dice)
             return
         if restored:
@@ -53,13 +56,21 @@ class TypedInput:
         while True:
             turn = self.typed
             play = turn.complete
+            if play is not None and self.config.auto_confirm and not turn.can_continue:
+                self.say(f"You play {play.text}.")
+                self._judge_play(roll, play)
+                self._apply_play(HUMAN, play, dice)
+                return
             if play is not None:
-                self.say(f"You play {play.text}. Press Enter to confirm, or type undo.")
-                if self._confirm():
+                self.say(f"You play {play.text}. Press Enter to confirm, or type undo"
+                         + (f"; or go on moving, e.g. {self._next_example()}." if turn.can_continue else "."))
+                answer = self._confirm()
+                if answer == "yes":
                     self._judge_play(roll, play)
                     self._apply_play(HUMAN, play, dice)
                     return
-                self._take_back()
+                if answer == "undo":
+                    self._take_back()
                 continue
             line = self.ask(f"move {dice[0]}-{dice[1]}> ")
             cmd, arg = split_command(line)
@@ -135,22 +146,34 @@ class TypedInput:
         plays = turn.continuations()
         return f"Legal plays starting with {turn.text} ({len(plays)}): " + ", ".join(p.text for p in plays)
 
-    def _confirm(self, forced: bool = False) -> bool:
-        """Enter keeps the play (True), ``undo`` takes back its last part (False)."""
+    def _next_example(self) -> str:
+        f, t, _ = next(iter(self.typed.tree.edges[self.typed.state]))
+        return f"{point_name(f)}/{point_name(t)}"
+
+    def _confirm(self, forced: bool = False) -> str:
+        """``yes``: Enter keeps the play; ``undo``: take back its last part; ``more``: a
+        move typed that goes on with a play that can still go on (see :meth:`_type_part`)."""
         while True:
             line = self.ask("confirm> ")
             cmd, arg = split_command(line)
             if cmd in ("", "ok", "y", "yes", "confirm"):
-                return True
+                return "yes"
             if cmd in ("undo", "u", "n", "no"):
                 if forced:
                     self.say("The play is forced: press Enter to play it.")
                     continue
-                return False
+                return "undo"
             if cmd == "hint":
                 self.say(self._play_hint(self.typed.roll))
             elif cmd in ("legal", "moves"):
                 self.say(self._legal_text() if not forced else f"The only legal play is {self.typed.text}.")
-            elif not self._common(cmd, arg):
+            elif self._common(cmd, arg):
+                pass
+            elif not forced and self.typed.can_continue:
+                before = self.typed
+                self._type_part(line)
+                if self.typed is not before:
+                    return "more"
+            else:
                 self.say("Press Enter to confirm the play, or type undo to take it back."
                          if not forced else "Press Enter to play the forced play.")

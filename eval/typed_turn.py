@@ -289,6 +289,12 @@ class TypedTurn:
         i = self.tree.results.get(self.board)
         return None if i is None else self.legal[i]
 
+    @property
+    def can_continue(self) -> bool:
+        """Another move may follow the typed ones (even when they make a play already:
+        6/off with 6-3 makes the play 6/3/off, and 3/off may still follow)."""
+        return bool(self.tree.edges.get(self.state))
+
     def continuations(self) -> list[Play]:
         """The legal plays that begin with the typed moves."""
         return [self.legal[i] for i in sorted(self.tree.reach.get(self.state, ()))]

@@ -1,7 +1,7 @@
 """``tabla play``: play against Tabla in the terminal (the session is :mod:`eval.play`).
 
 ``tabla play [--match 7 | --money] [--ply 2] [--model PATH|heuristic] [--seed S] [--jacoby]
-[--beavers] [--home left|right] [--load FILE] [--chouette N]``
+[--beavers] [--home left|right] [--load FILE] [--auto-confirm] [--chouette N]``
 """
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beavers", action="store_true", help="money: beavers allowed")
     parser.add_argument("--home", choices=("left", "right"), default="right", help="where your home board is drawn (default right)")
     parser.add_argument("--load", metavar="FILE", help="continue a game saved with 'save FILE'")
+    parser.add_argument("--auto-confirm", action="store_true",
+                        help="a complete play counts at once, without the confirm> prompt "
+                             "(default off: Enter confirms each play; 'set autoconfirm on|off' in the game)")
     parser.add_argument("--chouette", type=int, metavar="N", help="a chouette of N players (3-10): you and N-1 tabla bots")
 
 
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.match is not None and (args.jacoby or args.beavers):
         raise CliError("--jacoby and --beavers apply to money games only")
     config = PlayConfig(match_length=args.match or 0, jacoby=args.jacoby, beavers=args.beavers,
-                        ply=args.ply, home=args.home)
+                        ply=args.ply, home=args.home, auto_confirm=args.auto_confirm)
     loaded = None
     if args.load:
         try:

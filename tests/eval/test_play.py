@@ -30,6 +30,7 @@ from play_helpers import (
     MOVE,
     NEXT,
     PROMPTS,
+    QUIT,
     ROOT,
     START,
     TAKE,
@@ -256,6 +257,98 @@ def test_a_saved_partial_play_that_is_not_legal_is_refused_on_load():
         read_snapshot(data, PlayConfig())
     with pytest.raises(IllegalPlayError):
         TypedTurn.replay(state.position, Roll(3, 1), [[(13, 9, 3)]])
+
+
+# --------------------------------------------------------------------------- the session's manners
+def test_undo_at_the_roll_prompt_says_why_the_last_play_can_no_longer_be_taken_back():
+    child = spawn("--seed", "1")  # tabla wins the opening roll
+    child.expect(YOU)
+    assert "Nothing to undo: you have not played yet in this game." in send(child, "undo", YOU)
+    child.sendline("")
+    child.expect(MOVE)
+    played = play_hinted(child)
+    child.expect(CONFIRM)
+    child.sendline("")
+    until(child, YOU)
+    roll = re.findall(r"tabla rolls (\d-\d)", child.before)[-1]
+    shown = send(child, "undo", YOU)
+    assert (f"Too late to undo {played}: tabla has rolled {roll} since, and a play counts once it is "
+            f"confirmed; type undo at the confirm prompt to take a play back before it counts.") in shown
+    assert "Unknown command" not in shown
+    quit_session(child)
+
+
+def test_an_illegal_play_names_its_reason_once(tmp_path):
+    child = at_move(tmp_path, {25: 1, 24: 1, 13: 5, 8: 3, 6: 5}, START, (6, 5))
+    shown = send(child, "bar/19")
+    assert "Illegal play: bar/19: point 19 is blocked. Type legal to list the legal plays." in shown
+    assert shown.count("bar/19") == 1
+    quit_session(child)
+
+
+def test_quit_in_mid_game_asks_first_and_offers_to_save_the_game(tmp_path):
+    child = at_move(tmp_path, START, START, (3, 1))
+    send(child, "8/5")
+    shown = send(child, "quit", QUIT)
+    assert ("The game is not over: type save FILE to save it and quit, quit again to quit without saving, "
+            "or press Enter to play on.") in shown
+    assert "The game goes on." in send(child, "", MOVE)
+    path = tmp_path / "left.json"
+    send(child, "quit", QUIT)
+    child.sendline(f"save {path}")
+    assert finish(child) == 0
+    assert f"Game saved to {path} (with your moves typed so far, 8/5)." in child.before
+    again = spawn("--load", str(path))
+    again.expect(MOVE)
+    assert "You have played 8/5; still to play: the 1." in again.before
+    quit_session(again)
+
+
+def test_the_board_shows_the_match_id_beside_the_position_id(tmp_path):
+    from engine.ids import match_info_from_id, position_from_id  # noqa: PLC0415
+
+    child = at_move(tmp_path, START, {6: 5, 8: 3, 13: 5, 23: 2}, (3, 1))
+    ids = re.search(r"Position ID (\S{14})  Match ID (\S{12})", child.before)
+    assert ids, child.before
+    assert position_from_id(ids.group(1)) == Position.from_points(START, {6: 5, 8: 3, 13: 5, 23: 2})
+    info = match_info_from_id(ids.group(2))
+    assert (info.dice, info.player_on_roll, info.match_length, info.cube_value) == ((3, 1), 0, 0, 1)
+    quit_session(child)
+
+
+def test_the_board_and_the_text_show_the_same_money_balance(tmp_path):
+    child = spawn("--seed", "1", "--load", save_file(tmp_path, "g.json", human_state({13: 5, 14: 5, 15: 5}, {1: 3})))
+    child.expect(YOU)
+    child.sendline("resign gammon")
+    child.expect(NEXT)
+    assert "Money so far: you -2 after 1 game." in child.before
+    child.sendline("")
+    child.expect([YOU, MOVE])
+    assert re.findall(r"money ([+-]\d+)", child.before) == ["+2", "-2"]  # tabla (top), you (bottom)
+    quit_session(child)
+
+
+@pytest.mark.parametrize("how", ["--auto-confirm", "set autoconfirm on"])
+def test_auto_confirm_plays_a_complete_play_without_asking(tmp_path, how):
+    child = at_move(tmp_path, START, START, (3, 1), *([how] if how.startswith("--") else []))
+    if not how.startswith("--"):
+        assert "Auto-confirm is on: a complete play counts at once." in send(child, how)
+    send(child, "8/5")
+    child.sendline("6/5")
+    assert PROMPTS[child.expect(PROMPTS)] != CONFIRM
+    assert "You play 8/5 6/5.\r\n" in child.before and "tabla rolls" in child.before
+    quit_session(child)
+
+
+def test_a_complete_play_that_can_go_on_is_asked_even_with_auto_confirm_and_may_go_on(tmp_path):
+    # 6/off with the 6 is already the play 6/3/off, but 3/off may follow
+    child = at_move(tmp_path, {6: 1, 3: 5, 2: 2, 1: 7}, {13: 15}, (6, 3), "--auto-confirm")
+    assert "You play 6/off. Press Enter to confirm, or type undo; or go on moving, e.g. 3/off." in send(
+        child, "6/off", CONFIRM)
+    child.sendline("3/off")
+    child.expect(PROMPTS)
+    assert "You play 6/off 3/off." in child.before and "tabla rolls" in child.before
+    quit_session(child)
 
 
 # --------------------------------------------------------------------------- save / load
