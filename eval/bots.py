@@ -219,22 +219,29 @@ class PipRule:
 pip_rule = PipRule()
 
 
-class PipCubeBot(RaceBot):
+class CubeBy(Bot):
+    """A bot whose cube actions are those of ``self.cube`` (a :class:`PipRule`, a
+    :class:`JanowskiCube`: anything with the three methods)."""
+
+    cube: "PipRule | JanowskiCube"
+
+    def offer_double(self, board: np.ndarray, state: CubeState) -> bool:
+        return self.cube.offer_double(board, state)
+
+    def respond_double(self, board: np.ndarray, state: CubeState) -> CubeResponse:
+        return self.cube.respond_double(board, state)
+
+    def accept_beaver(self, board: np.ndarray, state: CubeState) -> bool:
+        return self.cube.accept_beaver(board, state)
+
+
+class PipCubeBot(RaceBot, CubeBy):
     """``race`` play with the 8-9-12 pip-count cube rule (the seed app's computer)."""
 
     name = "pipcube"
 
     def __init__(self, rule: PipRule = pip_rule) -> None:
-        self.rule = rule
-
-    def offer_double(self, board: np.ndarray, state: CubeState) -> bool:
-        return self.rule.offer_double(board, state)
-
-    def respond_double(self, board: np.ndarray, state: CubeState) -> CubeResponse:
-        return self.rule.respond_double(board, state)
-
-    def accept_beaver(self, board: np.ndarray, state: CubeState) -> bool:
-        return self.rule.accept_beaver(board, state)
+        self.cube = rule
 
 
 # ---------------------------------------------------------------------- pubeval
@@ -249,6 +256,13 @@ class PubevalBot(PipCubeBot):
 
 
 # ---------------------------------------------------------------------- probability-based cube
+def response_to(decision, state: CubeState) -> CubeResponse:
+    """The answer a cube decision (from the doubler's side) gives: drop, beaver or take."""
+    if not decision.take:
+        return CubeResponse.DROP
+    return CubeResponse.BEAVER if decision.beaver and state.may_beaver() else CubeResponse.TAKE
+
+
 class JanowskiCube:
     """Cube decisions by Janowski's model (:func:`engine.cube.cube_decision_from_probs`)
     on the probabilities ``probs_of(board)`` of the player on roll."""
@@ -265,10 +279,7 @@ class JanowskiCube:
         return self.decision(board, state).double
 
     def respond_double(self, board: np.ndarray, state: CubeState) -> CubeResponse:
-        d = self.decision(board, state)
-        if not d.take:
-            return CubeResponse.DROP
-        return CubeResponse.BEAVER if d.beaver and state.may_beaver() else CubeResponse.TAKE
+        return response_to(self.decision(board, state), state)
 
     def accept_beaver(self, board: np.ndarray, state: CubeState) -> bool:
         b = np.asarray(board, np.int8)
@@ -277,7 +288,7 @@ class JanowskiCube:
 
 
 # ---------------------------------------------------------------------- gnubg
-class GnubgBot(Bot):
+class GnubgBot(CubeBy):
     """GNU Backgammon's nets through gnubg-nn, at gnubg's own ``ply`` (0 = its 0-ply).
 
     A benchmark opponent only: Tabla's own decisions never use it.
@@ -287,7 +298,7 @@ class GnubgBot(Bot):
         self._player = GnubgPlayer(ply)
         self.ply = ply
         self.name = f"gnubg:ply={ply}"
-        self._cube = JanowskiCube(self._probs)
+        self.cube = JanowskiCube(self._probs)
 
     def _probs(self, board: np.ndarray) -> np.ndarray:
         from engine.position import to_gnubg_board
@@ -297,15 +308,6 @@ class GnubgBot(Bot):
 
     def choose_batch(self, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
         return self._player.choose_batch(boards, dice)
-
-    def offer_double(self, board: np.ndarray, state: CubeState) -> bool:
-        return self._cube.offer_double(board, state)
-
-    def respond_double(self, board: np.ndarray, state: CubeState) -> CubeResponse:
-        return self._cube.respond_double(board, state)
-
-    def accept_beaver(self, board: np.ndarray, state: CubeState) -> bool:
-        return self._cube.accept_beaver(board, state)
 
 
 # ---------------------------------------------------------------------- tabla
@@ -364,10 +366,7 @@ class TablaBot(Bot):
         return self._decision(board, state).double
 
     def respond_double(self, board: np.ndarray, state: CubeState) -> CubeResponse:
-        d = self._decision(board, state)
-        if not d.take:
-            return CubeResponse.DROP
-        return CubeResponse.BEAVER if d.beaver and state.may_beaver() else CubeResponse.TAKE
+        return response_to(self._decision(board, state), state)
 
     def accept_beaver(self, board: np.ndarray, state: CubeState) -> bool:
         return float(self._values(board, [state.beavered()])[0]) >= -2.0 * state.value
