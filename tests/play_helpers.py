@@ -54,12 +54,17 @@ def engine_state(engine: dict, human: dict, **kw) -> GameState:
     return GameState(position=Position.from_points(engine, human), turn=ENGINE, **kw)
 
 
+def loaded(tmp_path: Path, state: GameState, prompt: str, *extra: str, seed: str = "1",
+           config: PlayConfig = PlayConfig(), dice=None) -> pexpect.spawn:
+    """A session loaded from a save of ``state`` (and ``dice`` rolled), at its first ``prompt``."""
+    child = spawn("--seed", seed, *extra, "--load", save_file(tmp_path, "saved.json", state, config, dice))
+    child.expect(prompt)
+    return child
+
+
 def at_move(tmp_path: Path, mine: dict, theirs: dict, dice: tuple[int, int], *extra: str) -> pexpect.spawn:
     """A session loaded at the human's move prompt with ``dice`` rolled."""
-    child = spawn("--seed", "1", *extra, "--load",
-                  save_file(tmp_path, "turn.json", human_state(mine, theirs), dice=dice))
-    child.expect(MOVE)
-    return child
+    return loaded(tmp_path, human_state(mine, theirs), MOVE, *extra, dice=dice)
 
 
 def send(child: pexpect.spawn, line: str, prompt: str = MOVE) -> str:
@@ -103,13 +108,14 @@ def finish(child: pexpect.spawn) -> int:
 
 
 def quit_session(child: pexpect.spawn) -> str:
-    """``quit`` (and, in mid-game, ``quit`` again at ``quit>``): the session ends with
-    status 0; returns what it printed on the way out."""
+    """``quit`` (in mid-game ``quit`` again at ``quit>``; after the game Enter at
+    ``export>``): the session ends with status 0; returns what it printed on the way out."""
     child.sendline("quit")
-    if child.expect([QUIT, pexpect.EOF]) == 0:
-        child.sendline("quit")
-        child.expect(pexpect.EOF)
-    out = child.before
+    out = ""
+    while (i := child.expect([QUIT, EXPORT, pexpect.EOF])) != 2:
+        out += child.before
+        child.sendline("quit" if i == 0 else "")
+    out += child.before
     child.close()
     assert child.exitstatus == 0, out
     return out

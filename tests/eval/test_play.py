@@ -15,36 +15,16 @@ import sys
 import pexpect
 import pytest
 
+from engine.dice import Roll
+from engine.notation import IllegalPlayError
 from engine.position import Position
 from eval.board_text import read_board
 from eval.mat import parse_mat
 from eval.play_common import PlayConfig
 from eval.save_file import SaveFileError, read_snapshot, snapshot
-from engine.dice import Roll
-from engine.notation import IllegalPlayError
 from eval.typed_turn import TypedTurn
-from play_helpers import (
-    ARGS,
-    CONFIRM,
-    EXPORT,
-    MOVE,
-    NEXT,
-    PROMPTS,
-    QUIT,
-    ROOT,
-    START,
-    TAKE,
-    YOU,
-    at_move,
-    finish,
-    human_state,
-    play_hinted,
-    quit_session,
-    save_file,
-    send,
-    spawn,
-    until,
-)
+from play_helpers import ARGS, CONFIRM, EXPORT, MOVE, NEXT, PROMPTS, QUIT, ROOT, START, TAKE, YOU, at_move
+from play_helpers import finish, human_state, loaded, play_hinted, quit_session, send, spawn, until
 
 
 # --------------------------------------------------------------------------- whole game
@@ -54,14 +34,11 @@ def test_a_whole_money_game_typed_by_a_script_ends_with_a_result_summary_and_mat
     transcript = child.before
     assert re.search(r"(You win|tabla wins) \d+ points?: (you|tabla) bore off all 15 checkers", transcript)
     assert "Money so far: you" in transcript
-    child.sendline("quit")
-    child.expect(EXPORT)
-    assert "Your decisions as tabla judged them" in child.before
-    assert re.search(r"\d+ decisions \(\d+ plays", child.before)
+    shown = send(child, "quit", EXPORT)
+    assert "Your decisions as tabla judged them" in shown
+    assert re.search(r"\d+ decisions \(\d+ plays", shown)
     mat = tmp_path / "session.mat"
-    child.sendline(f"export {mat}")
-    child.expect(EXPORT)
-    assert "1 game exported" in child.before
+    assert "1 game exported" in send(child, f"export {mat}", EXPORT)
     child.sendline("")
     assert finish(child) == 0
     parsed = parse_mat(mat.read_text())
@@ -101,12 +78,8 @@ def test_pip_eval_and_home_left_board_at_the_first_turn():
 def test_illegal_and_malformed_plays_are_refused_with_the_reason_and_the_game_goes_on():
     child = spawn("--seed", "5")
     until(child, MOVE)
-    child.sendline("garbage")
-    child.expect(MOVE)
-    assert "Illegal play: cannot read 'garbage'" in child.before
-    child.sendline("24/1")
-    child.expect(MOVE)
-    assert "Illegal play: 24/1" in child.before
+    assert "Illegal play: cannot read 'garbage'" in send(child, "garbage", MOVE)
+    assert "Illegal play: 24/1" in send(child, "24/1", MOVE)
     child.sendline("legal")
     child.expect(MOVE)
     listed = re.search(r"Legal plays \((\d+)\): (.*)", child.before)
@@ -128,10 +101,9 @@ def test_undo_takes_back_the_typed_play_until_it_is_confirmed():
     pending = read_board(child.before)
     assert pending != before
     assert f"You play {played}" in child.before
-    child.sendline("undo")
-    child.expect(MOVE)
-    assert "Play taken back." in child.before
-    assert read_board(child.before) == before
+    shown = send(child, "undo", MOVE)
+    assert "Play taken back." in shown
+    assert read_board(shown) == before
     child.sendline(played)
     child.expect(CONFIRM)
     child.sendline("")
@@ -144,9 +116,7 @@ def test_undo_takes_back_the_typed_play_until_it_is_confirmed():
 def test_an_unplayable_roll_is_announced_and_the_turn_passes(tmp_path):
     # the human has a checker on the bar against Tabla's closed board and rolled 6-6
     state = human_state({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
-    path = save_file(tmp_path, "closed.json", state, dice=(6, 6))
-    child = spawn("--seed", "1", "--load", path)
-    child.expect(PROMPTS)
+    child = loaded(tmp_path, state, PROMPTS, dice=(6, 6))
     assert "You roll 6-6 and cannot move." in child.before
     assert "tabla rolls" in child.before
     quit_session(child)
@@ -162,9 +132,7 @@ def test_a_play_typed_whole_or_in_parts_reaches_the_same_confirmation(tmp_path, 
     shown = send(child, lines[-1], CONFIRM)
     assert "You play 8/5 6/5. Press Enter to confirm, or type undo." in shown
     assert read_board(shown) == Position.from_points({6: 4, 5: 2, 8: 2, 13: 5, 24: 2}, START)
-    child.sendline("")
-    child.expect(PROMPTS)
-    assert "tabla rolls" in child.before
+    assert "tabla rolls" in send(child, "", PROMPTS)
     quit_session(child)
 
 
@@ -218,15 +186,11 @@ def test_a_part_that_cannot_begin_a_legal_play_is_refused_with_the_reason(tmp_pa
 def test_a_forced_play_is_announced_and_played_when_the_player_confirms(tmp_path):
     # two checkers on the bar, 6-5, only 19 and 20 open: both must enter
     theirs = {24: 2, 13: 5, 8: 3, 3: 5}
-    child = spawn("--seed", "1", "--load",
-                  save_file(tmp_path, "forced.json", human_state({25: 2, 13: 5, 8: 3, 6: 5}, theirs), dice=(6, 5)))
-    child.expect(CONFIRM)
+    child = loaded(tmp_path, human_state({25: 2, 13: 5, 8: 3, 6: 5}, theirs), CONFIRM, dice=(6, 5))
     assert "You roll 6-5: your only legal play is bar/20 bar/19 (forced). Press Enter to play it." in child.before
     assert read_board(child.before) == Position.from_points({20: 1, 19: 1, 13: 5, 8: 3, 6: 5}, theirs)
     assert "The play is forced: press Enter to play it." in send(child, "undo", CONFIRM)
-    child.sendline("")
-    child.expect(PROMPTS)
-    assert "tabla rolls" in child.before
+    assert "tabla rolls" in send(child, "", PROMPTS)
     quit_session(child)
 
 
@@ -317,11 +281,8 @@ def test_the_board_shows_the_match_id_beside_the_position_id(tmp_path):
 
 
 def test_the_board_and_the_text_show_the_same_money_balance(tmp_path):
-    child = spawn("--seed", "1", "--load", save_file(tmp_path, "g.json", human_state({13: 5, 14: 5, 15: 5}, {1: 3})))
-    child.expect(YOU)
-    child.sendline("resign gammon")
-    child.expect(NEXT)
-    assert "Money so far: you -2 after 1 game." in child.before
+    child = loaded(tmp_path, human_state({13: 5, 14: 5, 15: 5}, {1: 3}), YOU)
+    assert "Money so far: you -2 after 1 game." in send(child, "resign gammon", NEXT)
     child.sendline("")
     child.expect([YOU, MOVE])
     assert re.findall(r"money ([+-]\d+)", child.before) == ["+2", "-2"]  # tabla (top), you (bottom)
@@ -345,9 +306,8 @@ def test_a_complete_play_that_can_go_on_is_asked_even_with_auto_confirm_and_may_
     child = at_move(tmp_path, {6: 1, 3: 5, 2: 2, 1: 7}, {13: 15}, (6, 3), "--auto-confirm")
     assert "You play 6/off. Press Enter to confirm, or type undo; or go on moving, e.g. 3/off." in send(
         child, "6/off", CONFIRM)
-    child.sendline("3/off")
-    child.expect(PROMPTS)
-    assert "You play 6/off 3/off." in child.before and "tabla rolls" in child.before
+    shown = send(child, "3/off", PROMPTS)
+    assert "You play 6/off 3/off." in shown and "tabla rolls" in shown
     quit_session(child)
 
 
@@ -358,18 +318,14 @@ def test_save_and_load_restore_the_game_in_progress(tmp_path):
     dice = child.match.groups()
     board = read_board(child.before)
     path = tmp_path / "game.json"
-    child.sendline(f"save {path}")
-    child.expect(MOVE)
-    assert f"Game saved to {path}." in child.before
+    assert f"Game saved to {path}." in send(child, f"save {path}", MOVE)
     saved = json.loads(path.read_text())
     assert saved["format"] == "tabla-play" and saved["dice"] == sorted(map(int, dice), reverse=True)
     play_hinted(child)
     child.expect(CONFIRM)
     child.sendline("")
     until(child, MOVE)
-    child.sendline(f"load {path}")
-    child.expect(MOVE)
-    assert f"Game loaded from {path}." in child.before
+    assert f"Game loaded from {path}." in send(child, f"load {path}", MOVE)
     assert child.match.groups() == dice
     assert read_board(child.before) == board
     quit_session(child)

@@ -8,24 +8,8 @@ import pytest
 
 from engine.game import GameOptions
 from eval.play_common import PlayConfig
-from play_helpers import (
-    CONFIRM,
-    EXPORT,
-    MOVE,
-    NEXT,
-    PROMPTS,
-    TAKE,
-    YOU,
-    engine_state,
-    finish,
-    human_state,
-    play_hinted,
-    quit_session,
-    save_file,
-    send,
-    spawn,
-    until,
-)
+from play_helpers import CONFIRM, MOVE, NEXT, PROMPTS, TAKE, YOU, engine_state, human_state, loaded, play_hinted
+from play_helpers import quit_session, send, spawn, until
 
 
 # --------------------------------------------------------------------------- cube
@@ -41,54 +25,33 @@ def test_player_doubles_and_tabla_takes_then_owns_the_cube():
         child.sendline("")
     until(child, YOU)
     assert "O: tabla  [cube 2]" in child.before
-    child.sendline("double")
-    child.expect(YOU)
-    assert "You cannot double: tabla owns the cube." in child.before
+    assert "You cannot double: tabla owns the cube." in send(child, "double", YOU)
     quit_session(child)
 
 
 def test_player_doubles_in_a_won_race_and_tabla_drops(tmp_path):
     state = human_state({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 2})
-    child = spawn("--seed", "1", "--load", save_file(tmp_path, "race.json", state))
-    child.expect(YOU)
-    child.sendline("hint")
-    child.expect(YOU)
-    assert "Cube decision: double" in child.before
-    child.sendline("double")
-    child.expect(NEXT)
-    assert "tabla drops: you win 1 point." in child.before
-    assert "You win 1 point: tabla dropped the double." in child.before
-    child.sendline("quit")
-    child.expect(EXPORT)
-    assert re.search(r"1 decision \(0 plays, 1 cube, 0 take/drop\), 0 errors", child.before)
-    child.sendline("")
-    assert finish(child) == 0
+    child = loaded(tmp_path, state, YOU)
+    assert "Cube decision: double" in send(child, "hint", YOU)
+    shown = send(child, "double", NEXT)
+    assert "tabla drops: you win 1 point." in shown
+    assert "You win 1 point: tabla dropped the double." in shown
+    assert re.search(r"1 decision \(0 plays, 1 cube, 0 take/drop\), 0 errors", quit_session(child))
 
 
 @pytest.mark.parametrize("answer", ["take", "drop"])
 def test_tabla_offers_a_double_which_the_player_takes_or_drops(tmp_path, answer):
     state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1})
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "ahead.json", state))
-    child.expect(TAKE)
+    child = loaded(tmp_path, state, TAKE, seed="2")
     assert "tabla doubles to 2." in child.before
-    child.sendline("hint")
-    child.expect(TAKE)
-    assert "tabla's view: you should drop" in child.before
-    child.sendline(answer)
+    assert "tabla's view: you should drop" in send(child, "hint", TAKE)
     if answer == "drop":
-        child.expect(NEXT)
-        assert "tabla wins 1 point: you dropped the double." in child.before
-        child.sendline("quit")
-        child.expect(EXPORT)
-        assert "0 errors" in child.before
-        child.sendline("")
+        assert "tabla wins 1 point: you dropped the double." in send(child, answer, NEXT)
+        assert "0 errors" in quit_session(child)
     else:
-        child.expect(PROMPTS)
-        assert "You take: the cube is at 2, on your side." in child.before
+        assert "You take: the cube is at 2, on your side." in send(child, answer, PROMPTS)
         # taking a dead-lost race is the player's error, judged against dropping
         assert re.search(r"1 error.*\n.*tabla doubled to 2: you chose take, tabla prefers drop", quit_session(child))
-        return
-    assert finish(child) == 0
 
 
 def test_with_beavers_tabla_beavers_a_bad_double_and_the_player_takes_the_beaver(tmp_path):
@@ -96,28 +59,24 @@ def test_with_beavers_tabla_beavers_a_bad_double_and_the_player_takes_the_beaver
     state = human_state({6: 4, 5: 4, 4: 3, 3: 2, 2: 2}, {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2},
                         options=GameOptions(beavers=True))
     config = PlayConfig(beavers=True)
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "beaver.json", state, config))
-    child.expect(YOU)
+    child = loaded(tmp_path, state, YOU, seed="2", config=config)
     child.sendline("double")
     child.expect("take or drop the beaver> ")
     assert "tabla beavers: the cube goes to 4 and stays on tabla's side." in child.before
-    child.sendline("take")
-    child.expect(MOVE)
-    assert "You take the beaver: the cube is at 4." in child.before
-    assert "O: tabla  [cube 4]" in child.before
+    shown = send(child, "take", MOVE)
+    assert "You take the beaver: the cube is at 4." in shown
+    assert "O: tabla  [cube 4]" in shown
     assert re.search(r"cube at 1: you chose double, tabla prefers no double", quit_session(child))
 
 
 def test_with_beavers_the_player_may_beaver_tablas_double(tmp_path):
     state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1},
                          options=GameOptions(beavers=True))
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "b.json", state, PlayConfig(beavers=True)))
-    child.expect(TAKE)
+    child = loaded(tmp_path, state, TAKE, seed="2", config=PlayConfig(beavers=True))
     assert child.after == "take, drop or beaver> "
-    child.sendline("beaver")
-    child.expect(PROMPTS)
-    assert "You beaver: the cube goes to 4 and stays on your side." in child.before
-    assert "tabla takes the beaver." in child.before
+    shown = send(child, "beaver", PROMPTS)
+    assert "You beaver: the cube goes to 4 and stays on your side." in shown
+    assert "tabla takes the beaver." in shown
     quit_session(child)
 
 
@@ -127,8 +86,7 @@ def test_with_beavers_the_player_may_beaver_tablas_double(tmp_path):
 ])
 def test_beaver_is_refused_with_the_reason_when_beavers_are_not_allowed(tmp_path, why, extra, config):
     state = engine_state({1: 3, 2: 3, 3: 2, 4: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 1}, **extra)
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "nob.json", state, config))
-    child.expect(TAKE)
+    child = loaded(tmp_path, state, TAKE, seed="2", config=config)
     assert child.after == "take or drop> "
     assert f"You cannot beaver: {why}. Answer take or drop." in send(child, "beaver", TAKE)
     assert "You take" in send(child, "take", PROMPTS)
@@ -137,64 +95,46 @@ def test_beaver_is_refused_with_the_reason_when_beavers_are_not_allowed(tmp_path
 
 def test_jacoby_rule_counts_an_unturned_cube_gammon_as_single(tmp_path):
     state = human_state({1: 1}, {13: 5, 14: 5, 15: 5}, options=GameOptions(jacoby=True))
-    child = spawn("--seed", "2", "--load", save_file(tmp_path, "j.json", state, PlayConfig(jacoby=True), dice=(6, 5)))
-    child.expect(CONFIRM)  # 1/off is the only play: a forced play
+    # 1/off is the only play: a forced play
+    child = loaded(tmp_path, state, CONFIRM, seed="2", config=PlayConfig(jacoby=True), dice=(6, 5))
     assert "your only legal play is 1/off (forced)" in child.before
     child.sendline("")
     child.expect(NEXT)
     assert ("You win 1 point: you bore off all 15 checkers; a gammon (tabla has borne off no checker), "
             "counted single by the Jacoby rule (the cube was not turned).") in child.before
-    child.sendline("quit")
-    child.expect(EXPORT)
-    child.sendline("")
-    assert finish(child) == 0
+    quit_session(child)
 
 
 # --------------------------------------------------------------------------- match play
 def test_crawford_game_has_no_cube_and_the_cube_returns_after_it(tmp_path):
     config = PlayConfig(match_length=2)
     state = human_state({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 8: 2, 10: 2}, match_length=2)
-    child = spawn("--seed", "4", "--load", save_file(tmp_path, "match.json", state, config))
-    child.expect(YOU)
+    child = loaded(tmp_path, state, YOU, seed="4", config=config)
     assert "2-point match" in child.before
-    child.sendline("double")
-    child.expect(NEXT)
-    assert "Score: you 1, tabla 0 (2-point match)." in child.before
+    assert "Score: you 1, tabla 0 (2-point match)." in send(child, "double", NEXT)
     child.sendline("")
     until(child, YOU)
     assert "Game 2 of the 2-point match, score: you 1, tabla 0 (Crawford game: no doubling)" in child.before
     assert "Crawford game (no cube)" in child.before
-    child.sendline("double")
-    child.expect(YOU)
-    assert "You cannot double: no doubling in the Crawford game." in child.before
-    child.sendline("resign")
-    child.expect(NEXT)
-    assert "tabla wins 1 point: you resigned a single game." in child.before
-    assert "Score: you 1, tabla 1 (2-point match)." in child.before
+    assert "You cannot double: no doubling in the Crawford game." in send(child, "double", YOU)
+    shown = send(child, "resign", NEXT)
+    assert "tabla wins 1 point: you resigned a single game." in shown
+    assert "Score: you 1, tabla 1 (2-point match)." in shown
     child.sendline("")
     until(child, YOU)
     assert "2-point match" in child.before and "Crawford" not in child.before
-    child.sendline("double")
-    child.expect(PROMPTS)
-    assert "You double to 2." in child.before
+    assert "You double to 2." in send(child, "double", PROMPTS)
     quit_session(child)
 
 
 def test_resignation_is_accepted_or_refused_by_tablas_equity(tmp_path):
     # the human has all 15 checkers far from home, Tabla has 3 left: a gammon is certain
     state = human_state({13: 5, 14: 5, 15: 5}, {1: 3})
-    child = spawn("--seed", "1", "--load", save_file(tmp_path, "gammon.json", state))
-    child.expect(YOU)
-    child.sendline("resign single")
-    child.expect(YOU)
-    assert "tabla refuses and plays on" in child.before
-    child.sendline("resign gammon")
-    child.expect(NEXT)
-    assert "tabla accepts" in child.before
-    assert "tabla wins 2 points: you resigned a gammon." in child.before
-    child.sendline("quit")
-    child.expect(EXPORT)
-    child.sendline("")
-    assert finish(child) == 0
+    child = loaded(tmp_path, state, YOU)
+    assert "tabla refuses and plays on" in send(child, "resign single", YOU)
+    shown = send(child, "resign gammon", NEXT)
+    assert "tabla accepts" in shown
+    assert "tabla wins 2 points: you resigned a gammon." in shown
+    quit_session(child)
 
 
