@@ -55,7 +55,7 @@ from engine.api import Engine
 from engine.dice import Roll, opening_roll
 from engine.game import EndReason, GameState
 from engine.ids import match_id, position_id
-from engine.notation import Play, format_play, play_from_steps
+from engine.notation import Play, play_from_steps
 from engine.position import GameResult, Position
 from eval.board_text import ENGINE, HUMAN, BoardView, render_board
 from eval.match import Action, GameRecord
@@ -308,20 +308,6 @@ class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
                 self.say(self._why_no_undo())
             elif not self._common(cmd, arg):
                 self.say(f"Unknown command {cmd!r}: press Enter to roll, or type help.")
-
-    def _why_no_undo(self) -> str:
-        """``undo`` before the roll: the human's last play has counted since tabla rolled."""
-        actions = self.record.actions
-        mine = [i for i, a in enumerate(actions) if a.player == HUMAN and a.kind == "move"]
-        if not mine:
-            return "Nothing to undo: you have not played yet in this game."
-        last = actions[mine[-1]]
-        text = format_play(Position(last.before), last.steps) or "your pass"
-        roll = next((a.dice for a in actions[mine[-1]:] if a.player == ENGINE and a.kind == "move"), None)
-        since = f"tabla has rolled {roll[0]}-{roll[1]} since, and " if roll else ""
-        how = "(set autoconfirm off to be asked)" if self.config.auto_confirm else "before it counts"
-        return (f"Too late to undo {text}: {since}a play counts once it is confirmed; type undo at "
-                f"the confirm prompt to take a play back {how}.")
 
     # ----------------------------------------------------------------- game end
     def _end_of_game(self) -> None:

@@ -5,8 +5,9 @@ import logging
 from dataclasses import replace
 
 from engine.dice import Roll
-from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError, point_name
-from eval.board_text import HUMAN, render_board
+from engine.notation import AmbiguousPlayError, IllegalPlayError, NotationError, format_play, point_name
+from engine.position import Position
+from eval.board_text import ENGINE, HUMAN, render_board
 from eval.play_common import split_command
 from eval.typed_turn import TypedTurn, dice_words
 
@@ -177,3 +178,17 @@ class TypedInput:
             else:
                 self.say("Press Enter to confirm the play, or type undo to take it back."
                          if not forced else "Press Enter to play the forced play.")
+
+    def _why_no_undo(self) -> str:
+        """``undo`` before the roll: the human's last play has counted since tabla rolled."""
+        actions = self.record.actions
+        mine = [i for i, a in enumerate(actions) if a.player == HUMAN and a.kind == "move"]
+        if not mine:
+            return "Nothing to undo: you have not played yet in this game."
+        last = actions[mine[-1]]
+        text = format_play(Position(last.before), last.steps) or "your pass"
+        roll = next((a.dice for a in actions[mine[-1]:] if a.player == ENGINE and a.kind == "move"), None)
+        since = f"tabla has rolled {roll[0]}-{roll[1]} since, and " if roll else ""
+        how = "(set autoconfirm off to be asked)" if self.config.auto_confirm else "before it counts"
+        return (f"Too late to undo {text}: {since}a play counts once it is confirmed; type undo at "
+                f"the confirm prompt to take a play back {how}.")

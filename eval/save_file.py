@@ -16,7 +16,8 @@ from engine.position import Position
 from eval.board_text import HUMAN
 from eval.match import Action, GameRecord
 from eval.play_common import Judgement, PlayConfig
-from eval.typed_turn import Step, TypedTurn
+from eval.play_tree import Step
+from eval.typed_turn import TypedTurn
 
 
 SAVE_FORMAT = "tabla-play"
