@@ -47,8 +47,9 @@ class BoardView:
 
     ``position`` is in the human's numbering whoever is on roll (human checkers > 0).
     ``cube_owner`` and ``on_roll`` are :data:`HUMAN`, :data:`ENGINE` or ``None``
-    (centred cube / nobody). ``score`` is ``(human, engine)``: match score, or money won
-    so far when ``match_length`` is 0. ``dice`` are the dice ``on_roll`` has rolled.
+    (centred cube / nobody). ``score`` is ``(human, engine)``: match score, or, when
+    ``match_length`` is 0, each side's money balance so far (won minus lost, e.g. -2 and
+    +2: :func:`eval.play_common.money_balance`). ``dice`` are the dice ``on_roll`` has rolled.
     """
 
     position: Position
