@@ -207,10 +207,13 @@ class WorkerPool:
     async def request(self, line: bytes, timeout: float) -> bytes:
         """The reply line to ``line`` (ending in a newline) within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
-        try:
-            worker = await asyncio.wait_for(self._idle.get(), timeout)
-        except asyncio.TimeoutError:
-            raise PoolTimeout() from None
+        if self._idle.qsize():
+            worker = self._idle.get_nowait()  # the usual case: no task, no timer
+        else:
+            try:
+                worker = await asyncio.wait_for(self._idle.get(), timeout)
+            except asyncio.TimeoutError:
+                raise PoolTimeout() from None
         self.in_flight += 1
         try:
             reply = await worker.ask(line, deadline, self.spin_us if self.in_flight == 1 else 0)
