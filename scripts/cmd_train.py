@@ -5,6 +5,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from scripts.cmd_train_ray import add_ray_arguments, run_ray
 from scripts.tabla import CliError
 from training.config import RefineConfig, TrainConfig
 
@@ -62,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
                         help="refine: chance of labelling a decision the deeper search agrees with")
     parser.add_argument("--buffer", type=int, default=r.buffer_positions, help="refine: labelled positions kept for training")
+    add_ray_arguments(parser)
 
 
 def refuse_to_overwrite(out: Path, resume: Path | None, overwrite: bool) -> None:
@@ -92,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.lam <= 1.0:
         raise CliError("--lam must be between 0 and 1")
     if args.stage == "refine":
+        if args.backend == "ray":
+            raise CliError("--backend ray trains the td stage; refine runs on this machine")
         return _refine(args)
     cfg = TrainConfig(
         hidden=args.hidden, lam=args.lam, lr=args.lr, lr_final=args.lr_final, lr_decay_games=args.lr_decay_games,
@@ -104,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
     resume = args.resume
     if args.from_v1 is not None:
         resume = _convert(args.from_v1, args.out, cfg, resume)
+    if args.backend == "ray":
+        return run_ray(args, cfg, resume)
     st = train(cfg, args.out, games=args.games, minutes=args.minutes, resume=resume, progress=not args.no_progress)
     print(f"trained to {st.games} games in {st.wall_seconds / 60:.1f} min; checkpoint {args.out / 'latest.pt'}")
     return 0

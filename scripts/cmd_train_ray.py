@@ -18,7 +18,7 @@ from training.config import RayConfig, TrainConfig
 def add_ray_arguments(parser: argparse.ArgumentParser, actors: bool = True) -> None:
     """``--backend``, ``--ray-address`` and, with ``actors``, ``--actors`` and ``--publish-every``."""
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
-                        help="local: processes on this machine (default); ray: a Ray cluster (pip install -e '.[ray]')")
+                        help="local: processes on this machine; ray: a Ray cluster (pip install -e '.[ray]')")
     parser.add_argument("--ray-address", default=None, metavar="auto|HOST:PORT",
                         help="with --backend ray: the cluster to join (default: start Ray here with this machine's cores)")
     if actors:
