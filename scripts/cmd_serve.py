@@ -29,12 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from scripts.tabla import CliError
 
-    try:
-        import uvicorn  # noqa: F401
+    import importlib.util
 
-        from scripts.serve_app import ServeConfig
-    except ImportError as exc:
-        raise CliError(f"tabla serve needs FastAPI and uvicorn: pip install 'tabla[serve]' ({exc})") from None
+    missing = [m for m in ("fastapi", "uvicorn") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CliError(f"tabla serve needs {' and '.join(missing)}: pip install 'tabla[serve]'")
+    from scripts.serve_app import ServeConfig
     for name in ("workers", "max_body"):
         if getattr(args, name) < 1:
             raise CliError(f"--{name.replace('_', '-')} must be at least 1")
