@@ -39,7 +39,7 @@ from eval.bots import Bot
 from eval.chouette import BotSeat, ChouetteGameRecord, ChouetteRun, Listener, Role, Seat, play_chouette_game
 from eval.chouette_report import table
 from eval.match import DiceSource
-from eval.play_common import SessionEnd, split_command
+from eval.play_common import LineConsole, SessionEnd, split_command
 
 YOU = 0
 
@@ -58,7 +58,7 @@ HELP = """Commands:
 _KIND = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
 
-class TerminalChouette(Seat, Listener):
+class TerminalChouette(LineConsole, Seat, Listener):
     """The person's seat and the table's commentary, on a text terminal."""
 
     label = "you"
@@ -78,18 +78,6 @@ class TerminalChouette(Seat, Listener):
         self.dice: tuple[int, int] | None = None
 
     # ----------------------------------------------------------------- I/O
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def ask(self, prompt: str) -> str:
-        self.out.write(prompt)
-        self.out.flush()
-        line = self.inp.readline()
-        if not line:
-            raise SessionEnd("end of input")
-        return line.strip()
-
     def name(self, seat: int) -> str:
         return self.labels[seat]
 

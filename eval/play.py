@@ -64,6 +64,7 @@ from eval.play_commands import SessionCommands
 from eval.play_common import (
     RESULT_NAMES,
     Judgement,
+    LineConsole,
     PlayConfig,
     Reloaded,
     SessionEnd,
@@ -78,7 +79,7 @@ from eval.typed_turn import TypedTurn
 
 
 # --------------------------------------------------------------------------- the session
-class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
+class PlaySession(LineConsole, Coach, TypedInput, CubeTalk, SessionCommands):
     """One sitting at the board: money games or a match against the engine.
 
     The text session and the game loop live here; the human's typed play in
@@ -111,18 +112,6 @@ class PlaySession(Coach, TypedInput, CubeTalk, SessionCommands):
         self._restored_parts: tuple = ()
 
     # ----------------------------------------------------------------- I/O
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def ask(self, prompt: str) -> str:
-        self.out.write(prompt)
-        self.out.flush()
-        line = self.inp.readline()
-        if not line:
-            raise SessionEnd("end of input")
-        return line.strip()
-
     @property
     def money(self) -> bool:
         return self.config.match_length == 0

@@ -3,6 +3,7 @@ cube state seen by the player on roll, and small text helpers."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TextIO
 
 from engine.game import GameOptions, GameState, NoDouble
 from eval.board_text import HUMAN
@@ -42,6 +43,27 @@ RESULT_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
 class SessionEnd(Exception):
     """The player ended the session (``quit`` or end of input)."""
+
+
+class LineConsole:
+    """Text in and out for a terminal session: ``self.inp`` and ``self.out`` are streams."""
+
+    inp: TextIO
+    out: TextIO
+
+    def say(self, text: str = "") -> None:
+        """Write one line (flushed at once: the other side is a person or a pipe)."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def ask(self, prompt: str) -> str:
+        """Show ``prompt`` and read one line, stripped; end of input ends the session."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            raise SessionEnd("end of input")
+        return line.strip()
 
 
 class Reloaded(Exception):

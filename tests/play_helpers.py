@@ -32,9 +32,14 @@ START = {6: 5, 8: 3, 13: 5, 24: 2}
 """The starting checkers of one side, in its own numbering."""
 
 
+def spawn_tabla(args: list[str], timeout: float = 30) -> pexpect.spawn:
+    """``python -m scripts.tabla ARGS`` in a 60 x 200 terminal, from the repository."""
+    return pexpect.spawn(sys.executable, args, cwd=str(ROOT), encoding="utf-8",
+                         timeout=timeout, echo=False, dimensions=(60, 200))
+
+
 def spawn(*extra: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ARGS + list(extra), cwd=str(ROOT), encoding="utf-8",
-                         timeout=30, echo=False, dimensions=(60, 200))
+    return spawn_tabla(ARGS + list(extra))
 
 
 def save_file(tmp_path: Path, name: str, state: GameState, config: PlayConfig = PlayConfig(),

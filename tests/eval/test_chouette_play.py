@@ -17,6 +17,7 @@ import numpy as np
 import pexpect
 
 from engine.chouette import dice_thrower, seat_players
+from play_helpers import spawn_tabla
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["-m", "scripts.tabla", "play", "--chouette", "3", "--model", "heuristic", "--ply", "1"]
@@ -42,8 +43,7 @@ def seed_where(role: str) -> int:
 
 
 def spawn(seed: int) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ARGS + ["--seed", str(seed)], cwd=str(ROOT), encoding="utf-8",
-                         timeout=60, echo=False, dimensions=(60, 200))
+    return spawn_tabla(ARGS + ["--seed", str(seed)], timeout=60)
 
 
 def until(child: pexpect.spawn, wanted: list[str], answer: str = "take", limit: int = 5000) -> tuple[str, str]:
