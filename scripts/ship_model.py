@@ -43,6 +43,11 @@ def _stage_row(st: dict) -> str:
     """One line of the card's stage table from a trainer's stage record."""
     if "widened_from" in st:
         what = f"hidden layer widened from {st['widened_from']['hidden']} units (`python -m scripts.widen`), outputs unchanged"
+    elif "converted_from" in st:
+        cf = st["converted_from"]
+        what = (f"converted from the one-net {cf.get('encoding')} model ({cf.get('hidden')} hidden units, commit "
+                f"{str(cf.get('git_commit'))[:10]}) by `tabla train --from-v1`: the contact and crashed nets take its "
+                f"weights (the expert inputs start at zero), the race net starts {cf.get('race')}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
         what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "
