@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from fake_evaluators import PipEvaluator
 import pytest
 
 from engine.dice import ALL_ROLLS, ROLL_WEIGHTS
@@ -15,24 +16,6 @@ from engine.rollout_trials import TrialSpec, run_trials
 from engine.search import Search
 
 START = Position.start().array()
-
-
-class PipEvaluator:
-    """A fast fake: the player on roll's chances from the pip counts, with some gammons."""
-
-    def evaluate(self, boards: np.ndarray) -> np.ndarray:
-        b = boards.astype(np.int64)
-        idx = np.arange(26)
-        mine = (np.maximum(b, 0) * idx).sum(axis=1)
-        theirs = (np.maximum(-b, 0) * (25 - idx)).sum(axis=1)
-        win = 1.0 / (1.0 + np.exp(-(theirs - mine + 4) / 25.0))  # + half a roll: on roll
-        out = np.zeros((len(b), 5))
-        out[:, 0] = win
-        out[:, 1] = 0.2 * win
-        out[:, 2] = 0.01 * win
-        out[:, 3] = 0.2 * (1 - win)
-        out[:, 4] = 0.01 * (1 - win)
-        return out
 
 
 def contact_positions(n: int, seed: int = 3) -> list[np.ndarray]:

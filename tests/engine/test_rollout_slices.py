@@ -1,22 +1,11 @@
 """A rollout's slices played by a given map (as Ray does) give the rows of the local loop."""
 import numpy as np
+from fake_evaluators import PipEvaluator
 
 from engine.position import Position
 from engine.rollout import RolloutSettings, rollout, rollout_plays
 
 START = Position.start().array()
-
-
-class PipEvaluator:
-    """The player on roll's chances from the pip counts (a fast fake)."""
-
-    def evaluate(self, boards: np.ndarray) -> np.ndarray:
-        b = boards.astype(np.int64)
-        idx = np.arange(26)
-        mine = (np.maximum(b, 0) * idx).sum(axis=1)
-        theirs = (np.maximum(-b, 0) * (25 - idx)).sum(axis=1)
-        win = 1.0 / (1.0 + np.exp(-(theirs - mine + 4) / 25.0))
-        return np.stack([win, 0.2 * win, 0.01 * win, 0.2 * (1 - win), 0.01 * (1 - win)], axis=1)
 
 
 def uneven_reversed(job, trials):
