@@ -71,7 +71,8 @@ def in_background(work) -> threading.Thread:
 
 
 def test_ray_run_writes_a_checkpoint_that_resumes_with_either_backend(local_ray, tmp_path):
-    cfg = TrainConfig(**{**SMALL, "eval_minutes": 0.02, "eval_games": 2}, seed=3)  # strength checks run beside
+    # a strength check is due at once (0.06 s): a quiet machine plays the 30 games within a second or two
+    cfg = TrainConfig(**{**SMALL, "eval_minutes": 0.001, "eval_games": 2}, seed=3)  # strength checks run beside
     first = train_ray(cfg, RayConfig(actors=2, call_seconds=0.5), tmp_path, games=30, progress=False)
     ck = load_checkpoint(tmp_path / "latest.pt")
     assert ck["format_version"] == 2 and ck["games"] == first.games >= 30 and first.updates > 0
