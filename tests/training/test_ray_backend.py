@@ -71,11 +71,12 @@ def in_background(work) -> threading.Thread:
 
 
 def test_ray_run_writes_a_checkpoint_that_resumes_with_either_backend(local_ray, tmp_path):
-    # a strength check is due at once (0.06 s): a quiet machine plays the 30 games within a second or two
+    # a strength check is due at once (0.06 s): a quiet machine plays the games within seconds
     cfg = TrainConfig(**{**SMALL, "eval_minutes": 0.001, "eval_games": 2}, seed=3)  # strength checks run beside
-    first = train_ray(cfg, RayConfig(actors=2, call_seconds=0.5), tmp_path, games=30, progress=False)
+    # enough games that both actors send some, however fast one call is
+    first = train_ray(cfg, RayConfig(actors=2, call_seconds=0.5), tmp_path, games=300, progress=False)
     ck = load_checkpoint(tmp_path / "latest.pt")
-    assert ck["format_version"] == 2 and ck["games"] == first.games >= 30 and first.updates > 0
+    assert ck["format_version"] == 2 and ck["games"] == first.games >= 300 and first.updates > 0
     assert ck["stages"][-1]["backend"] == "ray" and ck["optimizer"][0] is not None
     assert "eval/ppg_vs_pubeval" in ck["history"][0] and ck["history"][0]["games"] <= first.games
     assert len(first.games_by_actor) == 2 and all(g > 0 for g in first.games_by_actor.values())
