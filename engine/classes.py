@@ -88,6 +88,22 @@ def _classify(boards, out):
         out[n] = _classify_one(boards[n])
 
 
+@njit(cache=True)
+def _uniform_class(boards):
+    first = _classify_one(boards[0])
+    for n in range(1, boards.shape[0]):
+        if _classify_one(boards[n]) != first:
+            return -1
+    return first
+
+
+def uniform_class(boards: np.ndarray) -> int:
+    """The class shared by every board of a non-empty int8 (N, 26) C-contiguous batch, or
+    -1 when they differ (then :func:`classify` each): the common case of a search, where
+    the results of one roll are nearly always of one class, in one compiled call."""
+    return int(_uniform_class(boards))
+
+
 def classify(boards: np.ndarray) -> np.ndarray:
     """The class of each board (N, 26) → (N,) int8, codes as :data:`CLASS_NAMES`."""
     if boards.dtype != np.int8 or not boards.flags.c_contiguous or boards.ndim != 2:

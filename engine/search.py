@@ -311,7 +311,9 @@ class Search:
             # the common case, kept lean: one evaluator call and two compiled helpers
             opp, live = flip_results(results)
             if live:  # no play ends the game (those are scored exactly below)
-                probs, equity, order = mover_values(self._evaluate(opp))
+                self.calls += 1
+                self.evaluations += len(opp)
+                probs, equity, order = mover_values(self.evaluator.evaluate(opp))
                 return RankedPlays(
                     boards=results,
                     steps=steps,

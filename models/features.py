@@ -51,7 +51,7 @@ DIRECT, SUMS, DBLS = _shot_tables()
 
 
 @njit(cache=True)
-def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls):
+def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls, hitters, nh):
     """The rolls with which the negative side can hit S's blot on point ``j``.
 
     Direct shots (one die), combined shots (both dice; the intermediate point must not be
@@ -60,12 +60,10 @@ def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls):
     then hit with the other die (or, with a double, with the remaining steps).
     """
     mask = np.int64(0)
-    for i in range(0, j):
-        if i == 0:
-            if on_bar == 0:
-                continue
-        elif b[i] >= 0:
-            continue
+    for h_ in range(nh):
+        i = hitters[h_]
+        if i >= j:
+            break
         dist = j - i
         if i == 0 or on_bar == 0:
             # the hitter moves freely (a bar checker, when it is the only one, may go on)
@@ -146,11 +144,21 @@ def hit_features(b, weights, direct, sums, dbls, rolls, out):
     any_hit = np.int64(0)
     two_hit = np.int64(0)
     loss = 0.0
+    # the points the other side can hit from, ascending (0: its bar, when a checker is there)
+    hitters = np.empty(25, np.int64)
+    nh = 0
+    if on_bar > 0:
+        hitters[0] = 0
+        nh = 1
+    for i in range(1, 25):
+        if b[i] < 0:
+            hitters[nh] = i
+            nh += 1
     # blots from the 1-point up: a later (higher) blot never costs more pips when hit
     for j in range(1, 25):
         if b[j] != 1:
             continue
-        m = _blot_mask(b, j, on_bar, direct, sums, dbls, rolls)
+        m = _blot_mask(b, j, on_bar, direct, sums, dbls, rolls, hitters, nh)
         two_hit |= any_hit & m
         fresh = m & ~any_hit
         any_hit |= m
@@ -276,14 +284,16 @@ def contact_features(b, table, out):
     out[2] = 1.0 - worst
     # mobility: (point, die) pairs S can play, the bar only while a checker is on it
     mob = 0
-    for d in range(1, 7):
-        if n[25] > 0:
+    if n[25] > 0:
+        for d in range(1, 7):
             if b[25 - d] >= -1:
                 mob += 1
-            continue
-        for p in range(d + 1, 25):
-            if n[p] > 0 and b[p - d] >= -1:
-                mob += 1
+    else:
+        for p in range(2, 25):
+            if n[p] > 0:
+                for d in range(1, min(6, p - 1) + 1):
+                    if b[p - d] >= -1:
+                        mob += 1
     out[3] = mob / 36.0
     # timing: pips needed to bring every checker into the home board
     outside = 0

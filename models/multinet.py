@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from engine.batch import result_points
-from engine.classes import BEAROFF1, BEAROFF2, CONTACT, CRASHED, OVER, RACE, classify
+from engine.classes import BEAROFF1, BEAROFF2, CONTACT, CRASHED, OVER, RACE, classify, uniform_class
 from models.network import NumpyNet
 
 NET_NAMES = ("contact", "crashed", "race")
@@ -57,14 +57,13 @@ class ClassNets:
     def evaluate(self, boards: np.ndarray) -> np.ndarray:
         """(N, 26) boards, player on roll → (N, 5) probabilities."""
         boards = np.ascontiguousarray(boards, dtype=np.int8)
-        out = np.empty((len(boards), 5), np.float32)
         if len(boards) == 0:
-            return out
+            return np.empty((0, 5), np.float32)
+        first = uniform_class(boards)
+        if first >= 0:  # the common case in a search: one class
+            return np.asarray(self._evaluate_class(first, boards), dtype=np.float32)
         cls = classify(boards)
-        first = cls[0]
-        if (cls == first).all():  # the common case in a search: one class
-            out[:] = self._evaluate_class(int(first), boards)
-            return out
+        out = np.empty((len(boards), 5), np.float32)
         for c in np.unique(cls):
             idx = np.flatnonzero(cls == c)
             out[idx] = self._evaluate_class(int(c), boards[idx])

@@ -40,18 +40,20 @@ class NetConfig:
 
 
 @njit(cache=True, fastmath=True)
-def _output_layer(h, w2t, b2, out):
-    """``out`` (N, 5) = consistent probabilities from hidden activations ``h`` (N, H).
+def _output_layer(e, w2t, b2, out):
+    """``out`` (N, 5) = consistent probabilities from ``e`` (N, H) = exp(−hidden input).
 
-    One compiled loop for the small output layer (5 units), the five sigmoids and the
-    conditional products: a dozen numpy calls otherwise, which cost more than the
-    arithmetic for the batches of a search.
+    One compiled loop for the hidden sigmoids 1 / (1 + e) (in place), the small output
+    layer (5 units), its five sigmoids and the conditional products: a dozen numpy calls
+    otherwise, which cost more than the arithmetic for the batches of a search.
     """
-    hidden = h.shape[1]
+    hidden = e.shape[1]
     one = np.float32(1.0)
     s = np.empty(5, np.float32)  # the five sigmoids of one row
-    for n in range(h.shape[0]):
-        hn = h[n]
+    for n in range(e.shape[0]):
+        hn = e[n]
+        for k in range(hidden):
+            hn[k] = one / (one + hn[k])
         for o in range(5):
             z = b2[o]
             wo = w2t[o]
@@ -77,6 +79,7 @@ class NumpyNet:
         self.config = config
         self.w1 = np.ascontiguousarray(weights["fc1.weight"].T, dtype=np.float32)
         self.b1 = np.asarray(weights["fc1.bias"], dtype=np.float32)
+        self._neg_b1 = -self.b1
         self.w2t = np.ascontiguousarray(weights["fc2.weight"], dtype=np.float32)  # (5, hidden)
         self.b2 = np.asarray(weights["fc2.bias"], dtype=np.float32)
         if self.w1.shape != (config.inputs, config.hidden) or self.w2t.shape != (5, config.hidden):
@@ -85,11 +88,8 @@ class NumpyNet:
     def forward_inputs(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from already encoded inputs (N, inputs)."""
         h = x @ self.w1
-        h += self.b1
-        np.negative(h, out=h)
+        np.subtract(self._neg_b1, h, out=h)  # −(x·W + b), exactly
         np.exp(h, out=h)
-        h += 1.0
-        np.reciprocal(h, out=h)
         out = np.empty((h.shape[0], 5), np.float32)
         _output_layer(h, self.w2t, self.b2, out)
         return out

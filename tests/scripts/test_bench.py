@@ -43,7 +43,8 @@ def test_bench_search_reports_every_rate_and_ratio_of_one_run():
 def test_bench_movegen_counts_the_same_results_as_gnubg():
     fig = bench_json("movegen", "--positions", "40", "--repeat", "1")
     assert fig["results"] == fig["gnubg_results"] > 40
-    assert fig["ratio"] == pytest.approx(fig["tabla_per_s"] / fig["gnubg_per_s"], rel=1e-2)
+    # the ratio is printed with 3 decimals: on a loaded machine it can be small
+    assert fig["ratio"] == pytest.approx(fig["tabla_per_s"] / fig["gnubg_per_s"], rel=1e-2, abs=5e-4)
 
 
 def test_bench_accuracy_grades_every_player_with_a_non_negative_loss():
