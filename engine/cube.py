@@ -24,8 +24,12 @@ up, live if he can still redouble usefully) equals his MWC after passing. A cube
 for a side once a single win at its value already wins him the match, or at the cap.
 The Crawford game has no cube (dead-cube MWC); post-Crawford the leader's cube is dead.
 
-**Cube efficiency** ``x`` (GNU Backgammon's defaults): 0.68 in contact positions; in
-races ``0.55 + 0.00125 * pips`` of the player on roll, clamped to [0.6, 0.7].
+**Cube efficiency** ``x``. GNU Backgammon's defaults (:func:`gnubg_cube_efficiency`, the
+reference of ``tabla bench accuracy``): 0.68 in contact positions; in races
+``0.55 + 0.00125 * pips`` of the player on roll, clamped to [0.6, 0.7]. Tabla's own
+(:func:`cube_efficiency`) is one value per position class (:mod:`engine.classes`),
+fitted to Tabla's cubeful rollouts by ``python -m scripts.fit_cube`` (:mod:`eval.cube_fit`):
+see :data:`CUBE_X`.
 """
 from __future__ import annotations
 
@@ -41,6 +45,16 @@ RACE_X_BASE = 0.55
 RACE_X_PER_PIP = 0.00125
 RACE_X_MIN = 0.6
 RACE_X_MAX = 0.7
+CUBE_X = {"contact": CONTACT_X, "crashed": CONTACT_X}
+"""Tabla's cube efficiency of the contact classes (:func:`cube_efficiency`). A fit to Tabla's
+own cubeful rollouts (2026-12-03, ``python -m scripts.fit_cube --model /work/runs/race4/latest.npz
+--positions 30 --trials 144 --workers 1``) gave contact 0.666 ± 0.023 and crashed 0.569 ± 0.036;
+with those values (and the race line below) ``tabla bench accuracy --positions 1000 --seed 1``
+graded Tabla's ply-1 money cube worse (double + take 1.64 → 2.15 mEMG, doubles 0.77 → 1.33,
+takes 0.87 → 0.82), so GNU Backgammon's values stay until a larger fit says otherwise."""
+RACE_X = (RACE_X_BASE, RACE_X_PER_PIP, RACE_X_MIN, RACE_X_MAX)
+"""Tabla's race efficiency ``(a, b, lo, hi)``: ``a + b * pips`` clamped to [lo, hi]. The same
+fit gave a = 0.240, b = 0.00583 per pip over 30 race positions (one x for all: 0.545 ± 0.025)."""
 
 _EPS = 1e-9
 
@@ -167,8 +181,8 @@ MONEY = CubeState()
 
 
 # --------------------------------------------------------------------------- efficiency
-def cube_efficiency(boards: np.ndarray) -> np.ndarray:
-    """Janowski cube efficiency ``x`` of positions (player on roll), shape (N,)."""
+def gnubg_cube_efficiency(boards: np.ndarray) -> np.ndarray:
+    """GNU Backgammon's default cube efficiency ``x`` of positions (player on roll), (N,)."""
     b = np.asarray(boards).reshape(-1, 26).astype(np.int32)
     idx = np.arange(26)
     my_back = np.where(b > 0, idx, 0).max(axis=1)
@@ -177,6 +191,25 @@ def cube_efficiency(boards: np.ndarray) -> np.ndarray:
     pips = (np.maximum(b, 0) * idx).sum(axis=1)
     race_x = np.clip(RACE_X_BASE + RACE_X_PER_PIP * pips, RACE_X_MIN, RACE_X_MAX)
     return np.where(race, race_x, CONTACT_X)
+
+
+def race_x(pips: np.ndarray | float) -> np.ndarray:
+    """Tabla's race cube efficiency at the player on roll's pip count (:data:`RACE_X`)."""
+    a, b, lo, hi = RACE_X
+    return np.clip(a + b * np.asarray(pips, dtype=np.float64), lo, hi)
+
+
+def cube_efficiency(boards: np.ndarray) -> np.ndarray:
+    """Tabla's Janowski cube efficiency ``x`` of positions (player on roll), shape (N,):
+    :data:`CUBE_X` of each position's class, :func:`race_x` for races and bear-offs."""
+    from engine.classes import CRASHED, CONTACT, classify
+
+    b = np.ascontiguousarray(np.asarray(boards).reshape(-1, 26), dtype=np.int8)
+    cls = classify(b)
+    out = race_x((np.maximum(b, 0).astype(np.int64) * np.arange(26)).sum(axis=1))
+    out[cls == CONTACT] = CUBE_X["contact"]
+    out[cls == CRASHED] = CUBE_X["crashed"]
+    return out
 
 
 # --------------------------------------------------------------------------- take points

@@ -59,6 +59,13 @@ for k = 1..14 (14); crossovers (Σ over checkers outside the home board of the h
 boundaries still to cross: 1 for 7-12, 2 for 13-18, 3 for 19-24) / 10; pips / 100; and
 the pips wasted beyond the 1-point by a bear-off from the home board (Σ n·p over 1-6 −
 the checkers there) / 30. Global: pip difference (opponent − me) / 50. 2 × 137 + 1.
+
+``tabla-race-v2`` (286 inputs; the race net from the race stage): the 137 inputs of a side
+in ``tabla-race-v1`` followed by 5 from the one-sided database (:mod:`models.race_features`):
+estimated rolls to bear off every checker / 20, to bear off the first / 10 (0 once one is
+off), checkers outside the home board / 15, checkers in the other side's home board / 5
+and their pips to leave it / 20. Global: pip difference (opponent − me) / 50 and the
+difference of the estimated rolls to finish (opponent − me) / 5. 2 × 142 + 2.
 """
 from __future__ import annotations
 
@@ -67,6 +74,8 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from engine import bearoff_build as bb
+from models import race_features
 from models.features import DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, hit_features, rearmost
 
 SIDE_INPUTS = 107
@@ -76,6 +85,8 @@ SIDE_INPUTS_V2 = SIDE_INPUTS + EXPERT_INPUTS
 NUM_INPUTS_V2 = 2 * SIDE_INPUTS_V2 + 2
 RACE_SIDE_INPUTS = 137
 NUM_INPUTS_RACE = 2 * RACE_SIDE_INPUTS + 1
+RACE_SIDE_INPUTS_V2 = RACE_SIDE_INPUTS + race_features.EXTRA_SIDE_INPUTS
+NUM_INPUTS_RACE_V2 = 2 * RACE_SIDE_INPUTS_V2 + 2
 
 
 @njit(cache=True)
@@ -237,6 +248,23 @@ def _encode_race(boards, out):
         row[2 * RACE_SIDE_INPUTS] = (po - pm) / 50.0
 
 
+@njit(cache=True)
+def _encode_race_v2(boards, out, mean, gmean, binom):
+    fb = np.empty(26, np.int8)
+    c = np.empty(6, np.int64)
+    k = RACE_SIDE_INPUTS
+    for n in range(boards.shape[0]):
+        b = boards[n]
+        _flip_into(b, fb)
+        row = out[n]
+        pm = _race_side(b, row, 0)
+        fm = race_features.race_extras(b, row, k, mean, gmean, binom, c)
+        po = _race_side(fb, row, RACE_SIDE_INPUTS_V2)
+        fo = race_features.race_extras(fb, row, RACE_SIDE_INPUTS_V2 + k, mean, gmean, binom, c)
+        row[2 * RACE_SIDE_INPUTS_V2] = (po - pm) / 50.0
+        row[2 * RACE_SIDE_INPUTS_V2 + 1] = (fo - fm) / 5.0
+
+
 def _prepare(boards: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if boards.ndim == 1:
@@ -265,10 +293,19 @@ def encode_race(boards: np.ndarray) -> np.ndarray:
     return out
 
 
+def encode_race_v2(boards: np.ndarray) -> np.ndarray:
+    """``tabla-race-v2`` inputs (N, 26) → (N, 286) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS_RACE_V2)
+    mean, gmean = race_features.tables()
+    _encode_race_v2(boards, out, mean, gmean, bb._BINOM)
+    return out
+
+
 ENCODINGS: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]] = {
     "tabla-v1": (NUM_INPUTS, encode),
     "tabla-contact-v2": (NUM_INPUTS_V2, encode_contact),
     "tabla-race-v1": (NUM_INPUTS_RACE, encode_race),
+    "tabla-race-v2": (NUM_INPUTS_RACE_V2, encode_race_v2),
 }
 """Encoding name → (number of inputs, batch encoder)."""
 

@@ -14,7 +14,7 @@ five; the error of a choice is the best graded cubeless equity minus the choice'
 
 **Money cube decisions** (centred cube, before the roll, same positions): reference
 equities are Janowski cubeful equities (GNU Backgammon's money formulas and cube
-efficiencies, :mod:`engine.cube`) from gnubg-nn 2-ply probabilities. A player's doubling
+efficiencies, :func:`engine.cube.gnubg_cube_efficiency`, whatever Tabla's own are) from gnubg-nn 2-ply probabilities. A player's doubling
 error is ``proper - value(its action)`` and its take error ``value(its response) -
 best response`` (doubler's view), summed per position. Players: Tabla at ply 0 and 1,
 gnubg-nn 0-ply probabilities through the same Janowski formulas, and a pip-count rule
@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from engine.classes import BEAROFF1, BEAROFF2, CLASS_NAMES, classify
-from engine.cube import MONEY, cube_efficiency, cubeful_equity
+from engine.cube import MONEY, cubeful_equity, gnubg_cube_efficiency
 from engine.evaluator import terminal_probs
 from engine.values import cubeless_equity
 from engine.movegen import legal_results
@@ -99,8 +99,9 @@ def selfplay_positions(rng: np.random.Generator, n: int) -> list[tuple[np.ndarra
 
 # --------------------------------------------------------------------------- cube helpers
 def money_cube_values(probs: np.ndarray, board: np.ndarray) -> tuple[float, float, float]:
-    """(no double, double/take, double/pass) money equities, centred cube, per cube value."""
-    x = float(cube_efficiency(board)[0])
+    """(no double, double/take, double/pass) money equities, centred cube, per cube value,
+    with GNU Backgammon's cube efficiencies (the reference does not move with Tabla's)."""
+    x = float(gnubg_cube_efficiency(board)[0])
     nd = float(cubeful_equity(probs, MONEY, x))
     dt = float(cubeful_equity(probs, MONEY.doubled(), x))
     return nd, dt, 1.0

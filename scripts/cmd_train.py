@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scripts.cmd_train_ray import add_ray_arguments, run_ray
 from scripts.tabla import CliError
-from training.config import RefineConfig, TrainConfig
+from training.config import RaceConfig, RefineConfig, TrainConfig
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -54,15 +54,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-games", type=int, default=d.eval_games, help="games of each strength check")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (there is none anyway when standard error is not a terminal)")
-    parser.add_argument("--stage", choices=("td", "refine"), default="td",
+    parser.add_argument("--stage", choices=("td", "refine", "race"), default="td",
                         help="td: TD(lambda) self-play; refine: supervised learning on labels from "
-                             "Tabla's own 2-ply search, starting from --resume (see RefineConfig)")
+                             "Tabla's own 2-ply search, starting from --resume (see RefineConfig); race: the race "
+                             "net fitted to one-sided simulation and bearoff-database labels, from --resume (see RaceConfig)")
     r = RefineConfig()
     parser.add_argument("--refine-lr", type=float, default=r.lr, help="refine: Adam learning rate")
     parser.add_argument("--candidates", type=int, default=r.candidates, help="refine: results per decision searched deeper")
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
                         help="refine: chance of labelling a decision the deeper search agrees with")
     parser.add_argument("--buffer", type=int, default=r.buffer_positions, help="refine: labelled positions kept for training")
+    rc = RaceConfig()
+    parser.add_argument("--race-positions", type=int, default=rc.positions, help="race: race positions to label")
+    parser.add_argument("--race-trials", type=int, default=rc.trials,
+                        help="race: simulated bring-ins per side and position")
+    parser.add_argument("--race-epochs", type=int, default=rc.epochs, help="race: passes over the labelled positions")
+    parser.add_argument("--race-lr", type=float, default=rc.lr, help="race: Adam learning rate of the first epoch")
+    parser.add_argument("--race-hidden", type=int, default=rc.hidden,
+                        help="race: 0 fine-tunes the checkpoint's race net; N > 0 trains a new one with N hidden units")
+    parser.add_argument("--race-encoding", default=rc.encoding, help="race: input encoding of a new race net")
+    parser.add_argument("--race-labels", type=Path, nargs="+", default=None, metavar="FILE",
+                        help="race: train on these race_labels.npz files of earlier race stages instead of labelling new positions")
     add_ray_arguments(parser)
 
 
@@ -85,6 +97,10 @@ def refuse_to_overwrite(out: Path, resume: Path | None, overwrite: bool) -> None
 def run(args: argparse.Namespace) -> int:
     from training.trainer import train
 
+    if args.stage == "race":
+        if args.backend == "ray":
+            raise CliError("--backend ray trains the td stage; race runs on this machine")
+        return _race(args)
     if args.games is None and args.minutes is None:
         raise CliError("give --games or --minutes (or both)")
     if (args.games is not None and args.games <= 0) or (args.minutes is not None and args.minutes <= 0):
@@ -146,4 +162,31 @@ def _refine(args: argparse.Namespace) -> int:
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")
+    return 0
+
+
+def _race(args: argparse.Namespace) -> int:
+    from models.checkpoint import CheckpointError
+    from training.race_stage import race_stage
+
+    if args.resume is None:
+        raise CliError("--stage race needs --resume CHECKPOINT.pt")
+    if min(args.race_positions, args.race_trials, args.race_epochs) < 1 or args.race_lr <= 0 or args.race_hidden < 0:
+        raise CliError("--race-positions, --race-trials and --race-epochs must be at least 1, --race-lr positive, "
+                       "--race-hidden at least 0")
+    from models.encoding import ENCODINGS
+
+    if args.race_hidden and not args.race_encoding.startswith("tabla-race") or args.race_encoding not in ENCODINGS:
+        raise CliError(f"--race-encoding must be a race encoding: {', '.join(e for e in ENCODINGS if 'race' in e)}")
+    refuse_to_overwrite(args.out, args.resume, args.overwrite)
+    cfg = RaceConfig(positions=args.race_positions, trials=args.race_trials, epochs=args.race_epochs, lr=args.race_lr,
+                     workers=args.workers, eval_games=args.eval_games, seed=args.seed, hidden=args.race_hidden,
+                     encoding=args.race_encoding, label_files=tuple(str(f) for f in args.race_labels or ()))
+    logging.getLogger().setLevel(logging.INFO)
+    try:
+        st = race_stage(cfg, args.resume, args.out)
+    except CheckpointError as exc:
+        raise CliError(str(exc)) from None
+    print(f"race net fitted to {st['race_positions']} positions: held-out loss {st['heldout_loss_before']:.5f} -> "
+          f"{st['heldout_loss_after']:.5f}; checkpoint {args.out / 'latest.pt'}")
     return 0

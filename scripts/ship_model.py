@@ -54,6 +54,16 @@ def _stage_row(st: dict) -> str:
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
                 f"({int(st.get('disputed', 0)):,} disputed), {rc.get('candidates')} candidates per decision, Adam lr {rc.get('lr')}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
+    elif st.get("stage") == "race":
+        rc = st.get("race_config", {})
+        net = st.get("race_net", {})
+        start = (f"a new race net {net.get('inputs')}→{net.get('hidden')} ({net.get('encoding')}) from random weights"
+                 if st.get("new_race_net") else "the race net")
+        what = (f"race stage (`tabla train --stage race`): {start} fitted to {int(st.get('race_positions', 0)):,} race "
+                f"positions from self-play, labelled by {rc.get('trials')} one-sided bring-in simulations per side and the "
+                f"one-sided bearoff database, {rc.get('epochs')} epochs, Adam lr {rc.get('lr')} → {rc.get('lr_final')}; held-out "
+                f"squared error {st.get('heldout_loss_before', 0):.5f} → {st.get('heldout_loss_after', 0):.5f}, started "
+                f"{st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif "nets" in st:
         tc = st.get("train_config", {})
         what = (f"TD(λ) self-play of the class nets {_nets_text(st['nets'])}, λ = {tc.get('lam')}, Adam lr {tc.get('lr')} → "

@@ -109,3 +109,46 @@ class RayConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class RaceConfig(RunConfig):
+    """The race stage (:mod:`training.race_stage`): fit the race net to near-exact labels.
+
+    ``positions`` distinct race positions are collected from self-play at 1 ply (the
+    race-class results among the ``candidates`` best of each decision; with chance
+    ``epsilon`` the second-best play is made); each is labelled from ``trials`` one-sided
+    simulations of each side's bring-in and the bearoff database
+    (:mod:`training.race_labels`); the race net trains ``epochs`` passes over them.
+    """
+
+    positions: int = 200_000
+    """Race positions to label."""
+    trials: int = 64
+    """Simulated bring-ins per side and position (a side already home needs none)."""
+    candidates: int = 6
+    """Best results of each self-play decision whose race positions are collected."""
+    epsilon: float = 0.1
+    """Chance of playing the second-best result (reaches positions the nets avoid)."""
+    parallel_games: int = 256
+    """Self-play games advanced together while collecting."""
+    workers: int = 2
+    """Labelling processes."""
+    lr: float = 3e-4
+    """Adam learning rate of the first epoch."""
+    lr_final: float = 3e-5
+    """Learning rate of the last epoch (log-linear in between)."""
+    batch_size: int = 256
+    """Positions per gradient step."""
+    epochs: int = 20
+    """Passes over the labelled positions."""
+    holdout: float = 0.05
+    """Share of the labelled positions kept aside to measure the fit."""
+    hidden: int = 0
+    """0: fine-tune the checkpoint's race net; otherwise a new race net with this many
+    hidden units and ``encoding`` inputs replaces it."""
+    encoding: str = "tabla-race-v2"
+    """Input encoding of a new race net (``hidden`` > 0)."""
+    label_files: tuple[str, ...] = ()
+    """Labelled sets written by earlier race stages (``race_labels.npz``) to train on
+    instead of sampling and labelling ``positions`` new ones."""

@@ -12,12 +12,16 @@ from engine.cube import (
     CubeStateError,
     cash_value,
     cube_decision_from_probs,
+    CUBE_X,
     cube_efficiency,
+    gnubg_cube_efficiency,
+    race_x,
     cubeful_equity,
     decide,
     money_take_point,
     take_point,
 )
+from engine.classes import BEAROFF1, CONTACT, CRASHED, classify
 from engine.values import cubeless_equity
 from engine.met import default_met
 from engine.position import Position
@@ -122,14 +126,23 @@ def test_opponent_owned_cube_gives_no_cube_action():
     assert d.action is CubeAction.NO_CUBE and not d.double
 
 
-def test_cube_efficiency_contact_and_race():
-    assert cube_efficiency(Position.start().array())[0] == pytest.approx(0.68)
+def test_gnubg_cube_efficiency_contact_and_race():
+    assert gnubg_cube_efficiency(Position.start().array())[0] == pytest.approx(0.68)
     race = Position.from_points({1: 5, 2: 5, 3: 5}, {1: 5, 2: 5, 3: 5})  # 30 pips
-    assert cube_efficiency(race.array())[0] == pytest.approx(0.6)
+    assert gnubg_cube_efficiency(race.array())[0] == pytest.approx(0.6)
     long_race = Position.from_points({12: 15}, {12: 15})  # 180 pips -> 0.775, capped at 0.7
-    assert cube_efficiency(long_race.array())[0] == pytest.approx(0.7)
+    assert gnubg_cube_efficiency(long_race.array())[0] == pytest.approx(0.7)
     mid = Position.from_points({6: 15}, {6: 15})  # 90 pips -> 0.6625
-    assert cube_efficiency(mid.array())[0] == pytest.approx(0.55 + 0.00125 * 90)
+    assert gnubg_cube_efficiency(mid.array())[0] == pytest.approx(0.55 + 0.00125 * 90)
+
+
+def test_tablas_cube_efficiency_is_the_fitted_value_of_each_position_class():
+    crashed = Position.from_points({1: 4, 20: 2}, {6: 5, 8: 3, 13: 5, 18: 2})  # 6 checkers left: crashed
+    race = Position.from_points({6: 15}, {6: 15})
+    boards = np.stack([Position.start().array(), crashed.array(), race.array()])
+    assert classify(boards).tolist() == [CONTACT, CRASHED, BEAROFF1]
+    np.testing.assert_allclose(cube_efficiency(boards), [CUBE_X["contact"], CUBE_X["crashed"], race_x(90)])
+    assert all(0.0 < v < 1.0 for v in cube_efficiency(boards))
 
 
 # --------------------------------------------------------------------------- match play

@@ -143,3 +143,39 @@ def test_crashed_counts_checkers_piled_on_the_low_points_as_out_of_play():
     # 9 in play but 4 of them dead on my 1-point: 9 <= 6 + 4
     assert classify(board({24: 2, 1: 4, 2: 1, 5: 2}, {1: 2, 19: 13}))[0] == CRASHED
     assert classify(board({24: 2, 1: 1, 3: 3, 5: 3}, {1: 2, 19: 13}))[0] == CONTACT
+
+
+def _race_v2_row(board):
+    from models.encoding import encoder
+
+    n, enc = encoder("tabla-race-v2")
+    row = enc(board)[0]
+    assert row.shape == (n,) == (286,)
+    return row
+
+
+def test_race_v2_estimates_a_lone_checker_on_the_8_point_by_hand():
+    # 14 off and one checker on the 8-point. On the 6-point it would need one roll, or two
+    # when the first is 1-1, 2-1, 3-1, 4-1 or 3-2 (9/36): 1.25 rolls; the 2 pips beyond the
+    # 6-point and the crossing cost 2: + 4 / 8.17 rolls
+    b = np.zeros(26, np.int8)
+    b[8] = 1
+    b[24], b[23] = -14, -1  # the opponent: 14 on his 1-point, 1 on his 2-point
+    row = _race_v2_row(b)
+    fin = 1.25 + 4 / 8.17
+    assert row[137] == pytest.approx(fin / 20, abs=1e-6)
+    assert row[138] == 0.0  # one checker is off: no gammon to save
+    assert row[139] == pytest.approx(1 / 15) and row[140] == 0.0 and row[141] == 0.0
+    # the opponent, none off: every roll bears a checker off (a 1 or a 2 exactly, a higher
+    # die the checker on his 2-point), so his first checker needs exactly one roll
+    assert row[142 + 138] == pytest.approx(1 / 10, abs=1e-6)
+    assert row[284] == pytest.approx((16 - 8) / 50) and row[285] == pytest.approx((row[142 + 137] * 20 - fin) / 5, abs=1e-5)
+
+
+def test_race_v2_counts_the_checkers_left_in_the_other_home_board():
+    b = np.zeros(26, np.int8)
+    b[20], b[23], b[6] = 1, 2, 12
+    b[1] = -15
+    row = _race_v2_row(b)
+    assert row[139] == pytest.approx(3 / 15) and row[140] == pytest.approx(3 / 5)
+    assert row[141] == pytest.approx((2 + 2 * 5) / 20)

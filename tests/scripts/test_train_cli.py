@@ -74,3 +74,34 @@ def test_os_errors_are_one_line_naming_the_file(tmp_path, capsys):
     assert main(["train", "--out", str(taken), "--games", "1"]) == 2
     err = _one_line_error(capsys)
     assert err == f"tabla train: error: cannot use {taken}: file exists\n"
+
+
+def test_race_stage_needs_a_checkpoint_to_start_from(tmp_path, capsys):
+    assert main(["train", "--stage", "race", "--out", str(tmp_path / "run")]) == 2
+    assert "--resume" in _one_line_error(capsys)
+    assert main(["train", "--stage", "race", "--resume", "models/tabla.pt", "--race-trials", "0",
+                 "--out", str(tmp_path / "run")]) == 2
+    assert "--race-trials" in _one_line_error(capsys)
+
+
+def test_race_stage_fits_the_race_net_and_records_the_stage(tmp_path, capsys):
+    from models.checkpoint import load_checkpoint, load_nets
+    from scripts.ship_model import _stage_row
+
+    out = tmp_path / "race"
+    args = ["train", "--stage", "race", "--resume", "models/tabla.pt", "--out", str(out), "--race-positions", "300",
+            "--race-trials", "4", "--race-epochs", "2", "--eval-games", "0", "--workers", "1"]
+    assert main(args) == 0
+    assert "held-out loss" in capsys.readouterr().out
+    before, after = load_checkpoint("models/tabla.pt"), load_checkpoint(out / "latest.pt")
+    st = after["stages"][-1]
+    assert st["stage"] == "race" and st["race_positions"] == 300 and len(after["stages"]) == len(before["stages"]) + 1
+    assert 0 < st["heldout_loss_after"] < 1 and 0 < st["heldout_loss_before"] < 1
+    for name in ("contact", "crashed"):  # only the race net learns
+        for k, v in before["nets"][name]["weights"].items():
+            assert (after["nets"][name]["weights"][k] == v).all()
+    assert any((after["nets"]["race"]["weights"][k] != v).any() for k, v in before["nets"]["race"]["weights"].items())
+    assert set(load_nets(out / "latest.npz")[0]) == {"contact", "crashed", "race"}
+    assert "race stage (`tabla train --stage race`)" in _stage_row(st) and "300 race" in _stage_row(st)
+    # a rerun with the same settings reuses the cached labels and needs --overwrite only for another start
+    assert main(args[:3] + ["--resume", str(out / "latest.pt")] + args[5:]) == 0
