@@ -181,6 +181,11 @@ MONEY = CubeState()
 
 
 # --------------------------------------------------------------------------- efficiency
+def _mover_pips(b: np.ndarray) -> np.ndarray:
+    """Pip counts of the player on roll of boards (N, 26)."""
+    return (np.maximum(b, 0).astype(np.int64) * np.arange(26)).sum(axis=1)
+
+
 def gnubg_cube_efficiency(boards: np.ndarray) -> np.ndarray:
     """GNU Backgammon's default cube efficiency ``x`` of positions (player on roll), (N,)."""
     b = np.asarray(boards).reshape(-1, 26).astype(np.int32)
@@ -188,7 +193,7 @@ def gnubg_cube_efficiency(boards: np.ndarray) -> np.ndarray:
     my_back = np.where(b > 0, idx, 0).max(axis=1)
     opp_front = np.where(b < 0, idx, 26).min(axis=1)
     race = my_back < opp_front
-    pips = (np.maximum(b, 0) * idx).sum(axis=1)
+    pips = _mover_pips(b)
     race_x = np.clip(RACE_X_BASE + RACE_X_PER_PIP * pips, RACE_X_MIN, RACE_X_MAX)
     return np.where(race, race_x, CONTACT_X)
 
@@ -206,7 +211,7 @@ def cube_efficiency(boards: np.ndarray) -> np.ndarray:
 
     b = np.ascontiguousarray(np.asarray(boards).reshape(-1, 26), dtype=np.int8)
     cls = classify(b)
-    out = race_x((np.maximum(b, 0).astype(np.int64) * np.arange(26)).sum(axis=1))
+    out = race_x(_mover_pips(b))
     out[cls == CONTACT] = CUBE_X["contact"]
     out[cls == CRASHED] = CUBE_X["crashed"]
     return out

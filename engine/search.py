@@ -203,12 +203,15 @@ class Search:
         self.calls = 0
 
     # ----------------------------------------------------------------- primitives
-    def _evaluate(self, boards: np.ndarray) -> np.ndarray:
+    def _evaluate(self, boards: np.ndarray, float64: bool = True) -> np.ndarray:
+        """The evaluator's probabilities of ``boards``, counted; as float64 unless told not
+        to (the 1-ply ranking keeps the evaluator's float32)."""
         if len(boards) == 0:
             return np.zeros((0, 5))
         self.calls += 1
         self.evaluations += len(boards)
-        return np.asarray(self.evaluator.evaluate(np.ascontiguousarray(boards, dtype=np.int8)), dtype=np.float64)
+        probs = self.evaluator.evaluate(np.ascontiguousarray(boards, dtype=np.int8))
+        return np.asarray(probs, dtype=np.float64) if float64 else probs
 
     def _after_play(
         self, boards: np.ndarray, depth: int, scorers: Sequence[Scorer]
@@ -311,9 +314,7 @@ class Search:
             # the common case, kept lean: one evaluator call and two compiled helpers
             opp, live = flip_results(results)
             if live:  # no play ends the game (those are scored exactly below)
-                self.calls += 1
-                self.evaluations += len(opp)
-                probs, equity, order = mover_values(self.evaluator.evaluate(opp))
+                probs, equity, order = mover_values(self._evaluate(opp, float64=False))
                 return RankedPlays(
                     boards=results,
                     steps=steps,

@@ -30,7 +30,7 @@ from engine import bearoff_build as bb
 from engine.bearoff import get_db
 from engine.movegen import _generate_core
 from engine.values import cubeless_equity
-from models.race_features import estimate
+from models.race_features import estimate, tables
 
 RACE_TO_FINISH, SAVE_GAMMON, SAVE_BACKGAMMON = 0, 1, 2
 POLICIES = ("race to finish: the estimated rolls to bear off every checker",
@@ -123,18 +123,14 @@ class RaceLabeller:
         dist, gam = db.one_sided["dist"], db.one_sided["gammon"]
         self.dist = dist.astype(np.float64) / bb.SCALE
         self.gammon = gam.astype(np.float64) / bb.SCALE
-        self.mean = self.dist @ np.arange(bb.N_ROLLS, dtype=np.float64)
-        self.gmean = self.gammon @ np.arange(bb.N_GAMMON, dtype=np.float64)
+        self.mean, self.gmean = tables()
         self.trials = trials
         self.scratch = bb._scratch()[:15]  # the move generator's part
-        self._seed(seed)
+        _seed_numba(seed)
         self._k = np.empty(trials, np.int64)
         self._idx = np.empty(trials, np.int64)
         self._off = np.empty(trials, np.int64)
         self._bg = np.empty(trials, np.int64)
-
-    def _seed(self, seed: int) -> None:
-        _seed_numba(seed)
 
     def policies(self, points: np.ndarray) -> list[int]:
         """The policies worth simulating for a side: saving the gammon only with no checker

@@ -119,12 +119,11 @@ def race_stage(cfg: RaceConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     t0 = time.time()
     nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, default_bearoff())
     nets.load_state(ck["nets"])
+    torch.set_num_threads(1)
+    torch.manual_seed(cfg.seed)
     fresh = None
     if cfg.hidden > 0:
         fresh = NetConfig(inputs=encoder(cfg.encoding)[0], hidden=cfg.hidden, encoding=cfg.encoding)
-    torch.set_num_threads(1)
-    torch.manual_seed(cfg.seed)
-    if fresh is not None:
         nets.configs["race"] = fresh
         nets.modules["race"] = make_torch_net(fresh)
         nets.encoders["race"] = encoder(fresh.encoding)[1]
@@ -165,7 +164,7 @@ def race_stage(cfg: RaceConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     module, enc = nets.modules["race"], nets.encoders["race"]
     x_all = torch.from_numpy(enc(boards[train]))
     y_all = torch.from_numpy(np.ascontiguousarray(targets[train]))
-    history = [before]
+    after = before
     for epoch in range(cfg.epochs):
         lr = cfg.lr * (cfg.lr_final / cfg.lr) ** (epoch / max(1, cfg.epochs - 1))
         for g in opt.param_groups:
@@ -177,26 +176,23 @@ def race_stage(cfg: RaceConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-        held = _loss(nets, boards[hold], targets[hold])
-        history.append(held)
-        writer.add_scalar("race/heldout_loss", held, epoch + 1)
-        log.info("race stage: epoch %d, lr %.2g, held-out loss %.5f", epoch + 1, lr, held)
+        after = _loss(nets, boards[hold], targets[hold])
+        writer.add_scalar("race/heldout_loss", after, epoch + 1)
+        log.info("race stage: epoch %d, lr %.2g, held-out loss %.5f", epoch + 1, lr, after)
     stage = {"stage": "race", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
              "race_net": nets.configs["race"].to_dict(), "new_race_net": fresh is not None,
-             "race_positions": int(len(boards)), "heldout_loss_before": before, "heldout_loss_after": history[-1],
+             "race_positions": int(len(boards)), "heldout_loss_before": before, "heldout_loss_after": after,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit(),
              "race_config": cfg.to_dict(), "label_seconds": round(label_seconds, 1)}
     metrics = dict(ck.get("metrics", {}))
     if cfg.eval_games > 0:
         metrics.update(strength_check(nets.numpy_nets(), cfg.eval_games, seed=cfg.seed))
     wall = float(ck.get("wall_seconds", 0.0)) + time.time() - t0
-    net_state = nets.state()
     payload = {k: v for k, v in ck.items() if k not in ("format", "format_version", "git_commit", "optimizer")}
-    payload.update({"nets": net_state, "wall_seconds": wall, "metrics": metrics,
+    payload.update({"nets": nets.state(), "wall_seconds": wall, "metrics": metrics,
                     "stages": list(ck.get("stages", [])) + [stage], "optimizer": []})
     save_checkpoint(out_dir / "latest.pt", payload)
-    export_nets_npz(out_dir / "latest.npz",
-                    {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
+    export_nets_npz(out_dir / "latest.npz", nets.numpy_nets(),
                     {"games": payload.get("games", 0), "labelled": payload.get("labelled", 0), "wall_seconds": wall,
                      "metrics": metrics})
     writer.close()
