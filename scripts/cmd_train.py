@@ -64,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
                         help="refine: chance of labelling a decision the deeper search agrees with")
     parser.add_argument("--buffer", type=int, default=r.buffer_positions, help="refine: labelled positions kept for training")
+    parser.add_argument("--refine-labels", choices=("search", "returns"), default=r.labels,
+                        help="refine: search = Tabla's 2-ply values of disputed decisions; returns = every position of "
+                             "1-ply self-play labelled with its luck-adjusted return (training/returns.py)")
+    parser.add_argument("--refine-nets", nargs="+", choices=("contact", "crashed", "race"), default=list(r.nets),
+                        help="refine: the nets that learn (positions of other classes are not labelled)")
+    parser.add_argument("--reuse", type=float, default=r.reuse, help="refine: gradient steps per batch of new labels")
     rc = RaceConfig()
     parser.add_argument("--race-positions", type=int, default=rc.positions, help="race: race positions to label")
     parser.add_argument("--race-trials", type=int, default=rc.trials,
@@ -154,11 +160,14 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError("--stage refine needs --resume CHECKPOINT.pt and --minutes")
     if args.candidates < 2 or not 0.0 <= args.keep_agreed <= 1.0 or args.buffer < args.batch_size:
         raise CliError("--candidates must be at least 2, --keep-agreed between 0 and 1, --buffer at least --batch-size")
+    if not args.reuse > 0:
+        raise CliError(f"--reuse must be positive, got {args.reuse}")
     refuse_to_overwrite(args.out, args.resume, args.overwrite)
     cfg = RefineConfig(lr=args.refine_lr, batch_size=args.batch_size, candidates=args.candidates, workers=args.workers,
                        keep_agreed=args.keep_agreed, buffer_positions=args.buffer, parallel_games=args.parallel_games,
                        checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
-                       eval_games=args.eval_games, seed=args.seed)
+                       eval_games=args.eval_games, seed=args.seed, labels=args.refine_labels,
+                       nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse)
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")

@@ -90,6 +90,15 @@ class RefineConfig(RunConfig):
     """Label-generating worker processes."""
     buffer_positions: int = 400_000
     """Labelled positions kept for training (the most recent)."""
+    labels: str = "search"
+    """``search``: the deeper search's values of the candidates above; ``returns``: every
+    position of greedy 1-ply self-play games labelled with its luck-adjusted return to the
+    end of the game (:mod:`training.returns`; ``candidates``, ``keep_agreed`` and
+    ``epsilon`` are then unused)."""
+    nets: tuple[str, ...] = ("contact", "crashed", "race")
+    """The nets that learn; labelled positions of other classes are dropped."""
+    max_game_plies: int = 600
+    """``returns``: a game still going after this many plies is cut and valued by the nets."""
 
 
 @dataclass

@@ -26,7 +26,10 @@ from models.network import NetConfig
 from training.config import RefineConfig
 from training.labels import ply1_probs
 from training.netset import TorchNets
+from engine.classes import classify
 from engine.dice import opening_rolls
+from models.multinet import NET_FOR_CLASS
+from training.returns import ReturnGenerator
 from training.trainer import TrainState, _raise_interrupt, strength_check
 
 log = logging.getLogger(__name__)
@@ -118,6 +121,27 @@ class Generator:
         return np.concatenate(labels_b), np.concatenate(labels_t)
 
 
+LABEL_KINDS = ("search", "returns")
+
+
+def make_generator(cfg: RefineConfig, rng: np.random.Generator) -> "Generator | ReturnGenerator":
+    """The label generator of ``cfg.labels``."""
+    if cfg.labels == "search":
+        return Generator(cfg, rng)
+    if cfg.labels == "returns":
+        return ReturnGenerator(cfg, rng)
+    raise ValueError(f"labels must be one of {', '.join(LABEL_KINDS)}, got {cfg.labels!r}")
+
+
+def keep_nets(boards: np.ndarray, targets: np.ndarray, nets: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled positions whose class is valued by one of ``nets``."""
+    if len(boards) == 0:
+        return boards, targets
+    classes = [c for c, name in NET_FOR_CLASS.items() if name in nets]
+    keep = np.isin(classify(boards), classes)
+    return boards[keep], targets[keep]
+
+
 def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, stop) -> None:
     """Worker: label positions with the shared nets until ``stop``; send them in chunks."""
     import os
@@ -126,7 +150,7 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
 
     torch.set_num_threads(1)
     parent = os.getppid()
-    gen = Generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
+    gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
     while not stop.is_set() and os.getppid() == parent:
         bs, ts = [], []
         d0, s0 = gen.decisions, gen.disputed
@@ -134,7 +158,8 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
             b, t = gen.step(nets.evaluate)
             bs.append(b)
             ts.append(t)
-        out_q.put((np.concatenate(bs), np.concatenate(ts), gen.decisions - d0, gen.disputed - s0))
+        b, t = keep_nets(np.concatenate(bs), np.concatenate(ts), cfg.nets)
+        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0))
 
 
 def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:

@@ -95,6 +95,27 @@ def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path):
     assert not torch.equal(before["nets"]["contact"]["weights"]["fc1.weight"], ck["nets"]["contact"]["weights"]["fc1.weight"])
 
 
+def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
+    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", "16",
+            "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
+    r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(base + ["--stage", "refine", "--refine-labels", "returns", "--refine-nets", "contact",
+                               "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
+                               "--minutes", "0.3", "--buffer", "5000", "--reuse", "2"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    from models.checkpoint import load_checkpoint
+
+    ck = load_checkpoint(tmp_path / "rf" / "latest.pt")
+    assert ck["stages"][-1]["refine_config"]["labels"] == "returns" and ck["labelled"] > 0
+    before = load_checkpoint(tmp_path / "td" / "latest.pt")
+    w = "fc1.weight"
+    assert not torch.equal(before["nets"]["contact"]["weights"][w], ck["nets"]["contact"]["weights"][w])
+    for name in ("crashed", "race"):
+        assert torch.equal(before["nets"][name]["weights"][w], ck["nets"][name]["weights"][w])
+
+
 def test_refine_needs_a_checkpoint_and_minutes(tmp_path):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--out", str(tmp_path), "--minutes", "1"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -1,0 +1,111 @@
+"""Luck-adjusted self-play returns: the ``returns`` labels of refinement.
+
+Self-play at 1 ply (the nets' best play, no exploration) where every position of a game is
+labelled with its *luck-adjusted return*: the game's result minus the luck of every roll
+from that position to the end, all seen by the player on roll there. This is one trial of
+a variance-reduced rollout (:mod:`engine.rollout_trials`) for every position on the way,
+played to the end of the game.
+
+The luck of a roll is the mover's value after his best play of the roll he rolled minus
+the weighted mean of those values over the 21 rolls (the position's 1-ply value; over the
+15 non-doubles on the opening roll). For position ``s_t`` with luck ``L_t`` and label
+``y_t`` (probabilities of the five outcomes for the player on roll at ``s_t``):
+
+    y_t = flip(y_{t+1}) - L_t,     and at the last move  y_t = result - L_t,
+
+so ``y_t`` equals the 1-ply value of ``s_t`` plus the differences between 1-ply and 0-ply
+values of the positions the game went through, plus the last position's error against the
+result. Its expectation is the value of ``s_t`` under the nets' own play whatever the nets'
+errors, and its variance is much smaller than the bare result's. The labels are therefore
+not tied to the nets' bias the way search labels one ply deeper are: a systematic
+over-estimate that the nets' own search repeats is corrected by the results.
+
+The same move generation that finds the luck also gives the play of the rolled roll, so a
+labelled position costs one 1-ply evaluation, as a 2-ply search label of a result does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.batch import one_ply_choice
+from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+from engine.movegen import children_batch
+from engine.position import Position
+from engine.values import flip_probs
+from training.config import RefineConfig
+
+NUM_ROLLS = len(ROLL_WEIGHTS)
+OPENING_WEIGHTS = np.where(ROLL_ARRAY[:, 0] != ROLL_ARRAY[:, 1], ROLL_WEIGHTS, 0.0)
+OPENING_WEIGHTS = OPENING_WEIGHTS / OPENING_WEIGHTS.sum()
+"""Weights of the 21 rolls on the opening roll (no doubles)."""
+
+
+class ReturnGenerator:
+    """``parallel_games`` self-play games whose finished games yield their labelled positions.
+
+    ``step(evaluate)`` advances every game one ply and returns the positions (player on
+    roll) of the games that ended in it, with their luck-adjusted returns. A game longer than
+    ``cfg.max_game_plies`` is cut there and labelled from the nets' value of its last
+    position, as a truncated rollout is. Every game starts from ``start`` (player on roll),
+    by default the opening position, whose first roll is an opening roll.
+    """
+
+    def __init__(self, cfg: RefineConfig, rng: np.random.Generator, start: np.ndarray | None = None) -> None:
+        self.cfg = cfg
+        self.rng = rng
+        n = cfg.parallel_games
+        self.opening_start = start is None
+        self.start = Position.start().array() if start is None else np.ascontiguousarray(start, dtype=np.int8)
+        self.boards = np.tile(self.start, (n, 1))
+        self.opening = np.full(n, self.opening_start)
+        self.history: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(n)]
+        self.decisions = 0
+        self.disputed = 0  # search labels count disputed decisions; every decision here is labelled alike
+        self.games = 0
+
+    def _labels(self, g: int, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Game ``g``'s positions and labels; ``last`` is the value after its last move
+        (for the player who made it)."""
+        hist = self.history[g]
+        boards = np.stack([b for b, _ in hist])
+        labels = np.empty((len(hist), 5), np.float64)
+        after = last
+        for t in range(len(hist) - 1, -1, -1):
+            labels[t] = after - hist[t][1]
+            after = flip_probs(labels[t])
+        self.history[g] = []
+        return boards, labels.astype(np.float32)
+
+    def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
+        """Advance every game one ply; return the labelled positions of the games that ended."""
+        cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
+        rep = np.repeat(self.boards, NUM_ROLLS, axis=0)
+        dice = np.tile(ROLL_ARRAY.astype(np.int64), (n, 1))
+        children, offsets = children_batch(rep, dice)
+        choice = one_ply_choice(children, offsets, evaluate)
+        best = choice.index  # (n * 21,) best child of each (game, roll)
+        mine = flip_probs(np.asarray(choice.opp_probs, np.float64)[best]).reshape(n, NUM_ROLLS, 5)
+        weights = np.where(self.opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
+        mean = np.einsum("nrk,nr->nk", mine, weights)
+        rolled = np.minimum((np.cumsum(weights, axis=1) < rng.random(n)[:, None]).sum(axis=1), NUM_ROLLS - 1)
+        luck = mine[np.arange(n), rolled] - mean
+        chosen = best[np.arange(n) * NUM_ROLLS + rolled]
+        out_b, out_t = [], []
+        for g in range(n):
+            self.history[g].append((self.boards[g].copy(), luck[g]))
+        self.decisions += n
+        nxt = choice.opp_boards[chosen].copy()
+        over = choice.points[chosen] > 0
+        cut = np.array([len(h) >= cfg.max_game_plies for h in self.history]) & ~over
+        for g in np.flatnonzero(over | cut):
+            b, t = self._labels(g, mine[g, rolled[g]])
+            out_b.append(b)
+            out_t.append(t)
+            self.games += 1
+            nxt[g] = self.start
+        self.boards = nxt
+        self.opening[:] = False
+        self.opening[over | cut] = self.opening_start
+        if not out_b:
+            return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
+        return np.concatenate(out_b), np.concatenate(out_t)
