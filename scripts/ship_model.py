@@ -48,6 +48,14 @@ def _stage_row(st: dict) -> str:
         what = (f"converted from the one-net {cf.get('encoding')} model ({cf.get('hidden')} hidden units, commit "
                 f"{str(cf.get('git_commit'))[:10]}) by `tabla train --from-v1`: the contact and crashed nets take its "
                 f"weights (the expert inputs start at zero), the race net starts {cf.get('race')}")
+    elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "returns":
+        rc = st["refine_config"]
+        what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
+                f"nets: supervised on the luck-adjusted returns of {int(st.get('labelled_here', 0)):,} positions of greedy "
+                f"1-ply self-play ({int(st.get('decisions', 0)):,} plies played; each position's result minus the luck of "
+                f"every roll to the end, `training/returns.py`), Adam lr {rc.get('lr')}, {rc.get('reuse')} steps of "
+                f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
+                f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
         what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "
@@ -134,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 | training | TD(λ) self-play, λ-return targets (λ = {tc.get('lam')}), Adam lr {tc.get('lr')} → {tc.get('lr_final')} over {tc.get('lr_decay_games', 0):,} games, batch {tc.get('batch_size')}, {tc.get('workers')} Hogwild workers × {tc.get('parallel_games')} parallel games; then the refinement stages listed below |
 | games trained | {int(ck.get('games', 0)):,} |
 | positions trained by TD | {int(ck.get('positions', 0)):,} |
-| positions labelled by Tabla's 2-ply search | {int(ck.get('labelled', 0)):,} |
+| positions labelled by Tabla's own search and self-play returns (refinement) | {int(ck.get('labelled', 0)):,} |
 | wall time | {ck.get('wall_seconds', 0) / 3600:.2f} h |
 | machine | {os.cpu_count()} cores ({_cpu()}), no GPU, {platform.system()} {platform.machine()}, Python {platform.python_version()} |
 | trained at commit | {ck.get('git_commit', 'unknown')} |

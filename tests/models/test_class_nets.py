@@ -114,6 +114,10 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     assert not torch.equal(before["nets"]["contact"]["weights"][w], ck["nets"]["contact"]["weights"][w])
     for name in ("crashed", "race"):
         assert torch.equal(before["nets"][name]["weights"][w], ck["nets"][name]["weights"][w])
+    from scripts.ship_model import _stage_row
+
+    row = _stage_row(ck["stages"][-1])
+    assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted returns" in row
 
 
 def test_refine_needs_a_checkpoint_and_minutes(tmp_path):
