@@ -151,6 +151,13 @@ def checker_moves(position: Position, steps: Iterable[Sequence[int]]) -> tuple[C
 
 def _format(moves: list[tuple[int, int, bool]], board: Sequence[int] | None) -> str:
     """:func:`format_moves` on ``(from, to, hit)`` triples (``board``: where they start)."""
+    if len(moves) == 2:  # the common case: two moves that are not one checker's chain
+        a, b = moves if (moves[0][0], moves[0][1]) >= (moves[1][0], moves[1][1]) else (moves[1], moves[0])
+        if b[0] != a[1]:
+            ta = f"{point_name(a[0])}/{point_name(a[1])}"
+            if a[0] == b[0] and a[1] == b[1]:
+                return f"{ta}{'*' if a[2] or b[2] else ''}(2)"
+            return f"{ta}{'*' if a[2] else ''} {point_name(b[0])}/{point_name(b[1])}{'*' if b[2] else ''}"
     # from the back: by from point, then to point, both descending (stable for equal moves)
     rest = sorted(moves, key=lambda m: (m[0], m[1]), reverse=True)
     n = len(rest)

@@ -84,7 +84,7 @@ _ROLLS = {(a, b): Roll.of(a, b) for a in range(1, 7) for b in range(1, 7)}
 
 def parse_dice(dice: Any) -> Roll:
     """``[3, 1]``, ``(3, 1)``, ``"31"`` or ``"3-1"`` → :class:`Roll`; QueryError otherwise."""
-    if isinstance(dice, list) and len(dice) == 2:
+    if isinstance(dice, (list, tuple)) and len(dice) == 2:
         roll = _ROLLS.get((dice[0], dice[1])) if all(type(d) is int for d in dice) else None
         if roll is not None:
             return roll
