@@ -158,6 +158,11 @@ def _format(moves: list[tuple[int, int, bool]], board: Sequence[int] | None) -> 
             if a[0] == b[0] and a[1] == b[1]:
                 return f"{ta}{'*' if a[2] or b[2] else ''}(2)"
             return f"{ta}{'*' if a[2] else ''} {point_name(b[0])}/{point_name(b[1])}{'*' if b[2] else ''}"
+    return _format_chains(moves, board)
+
+
+def _format_chains(moves: list[tuple[int, int, bool]], board: Sequence[int] | None) -> str:
+    """:func:`_format` for any moves: chains merged, repeats counted."""
     # from the back: by from point, then to point, both descending (stable for equal moves)
     rest = sorted(moves, key=lambda m: (m[0], m[1]), reverse=True)
     n = len(rest)

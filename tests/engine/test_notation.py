@@ -1,4 +1,5 @@
 """Standard notation: formatting like GNU Backgammon, parsing only legal plays, typed errors."""
+import numpy as np
 import pytest
 
 from engine.dice import Roll
@@ -172,3 +173,21 @@ def test_play_from_steps_accepts_either_order_of_a_combined_move():
 def test_legal_plays_have_one_play_per_distinct_result():
     plays = legal_plays(START, Roll(4, 4))
     assert len({p.result for p in plays}) == len(plays)
+
+
+def test_two_unchained_moves_are_written_as_the_general_writer_writes_them():
+    from engine.movegen import legal_results_with_steps
+    from engine.notation import _format, _format_chains, _replay
+    from engine.randpos import random_game_positions
+
+    rng = np.random.default_rng(17)
+    seen = 0
+    for b in random_game_positions(rng, 300):
+        for d1 in range(1, 7):
+            for d2 in range(1, d1):
+                res, steps, ns = legal_results_with_steps(b, d1, d2)
+                for k in range(len(res)):
+                    moves = _replay(list(b), [tuple(x) for x in steps[k][: ns[k]].tolist()])
+                    seen += len(moves) == 2
+                    assert _format(moves, list(b)) == _format_chains(moves, list(b))
+    assert seen > 10_000
