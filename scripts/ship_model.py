@@ -48,6 +48,10 @@ def _stage_row(st: dict) -> str:
         what = (f"converted from the one-net {cf.get('encoding')} model ({cf.get('hidden')} hidden units, commit "
                 f"{str(cf.get('git_commit'))[:10]}) by `tabla train --from-v1`: the contact and crashed nets take its "
                 f"weights (the expert inputs start at zero), the race net starts {cf.get('race')}")
+    elif st.get("stage") == "average":
+        at = ", ".join(f"{n:,}" for n in st.get("labelled_at", []))
+        what = (f"weights averaged (`python -m scripts.average`) over {len(st.get('of', []))} checkpoints of the run above, "
+                f"taken at {at} labelled positions, at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "returns":
         rc = st["refine_config"]
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
