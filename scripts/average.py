@@ -7,8 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from models.checkpoint import CheckpointError, export_nets_npz, load_checkpoint, save_checkpoint
-from models.network import NetConfig
+from models.checkpoint import CheckpointError, export_nets_npz, load_checkpoint, load_nets, save_checkpoint
 from training.average import average_states
 
 
@@ -25,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     save_checkpoint(args.out, state)
-    nets = {n: (NetConfig(**d["net_config"]), {k: v.numpy() for k, v in d["weights"].items()}) for n, d in state["nets"].items()}
+    nets, _ = load_nets(args.out)
     export_nets_npz(args.out.with_suffix(".npz"), nets, {"games": state.get("games"), "labelled": state.get("labelled", 0),
                                                          "wall_seconds": state.get("wall_seconds"), "metrics": state.get("metrics", {})})
     print(f"{args.out}: mean of {len(states)} checkpoints ({', '.join(p.name for p in args.checkpoints)})")

@@ -157,13 +157,13 @@ def run(args: argparse.Namespace) -> int:
     # warm up on positions of their own (never timed): numba's compiled functions, every
     # class net, the bearoff and race tables, the engine processes, gnubg-nn's weights
     warm = all_reqs[-warm_n:]
-    for k, (pid, r) in enumerate(zip(pids[-warm_n:], warm)):
-        d = dice[len(pids) - warm_n + k]
-        roll = (int(d[0]), int(d[1]))
-        engine.best(position_from_id(pid), roll, ply=2 if k < max(1, warm_n // 10) else 1)
-        session.reply_line(r)
-        g = to_gnubg_board(boards[len(pids) - warm_n + k])
-        gnubg_nn.best_move(g, roll[0], roll[1], n=1 if k < max(1, warm_n // 10) else 0)
+    deep = max(1, warm_n // 10)  # the first tenth at ply 2 / gnubg 1-ply
+    for k in range(len(pids) - warm_n, len(pids)):
+        roll = (int(dice[k, 0]), int(dice[k, 1]))
+        at_2 = k - (len(pids) - warm_n) < deep
+        engine.best(position_from_id(pids[k]), roll, ply=2 if at_2 else 1)
+        session.reply_line(all_reqs[k])
+        gnubg_nn.best_move(to_gnubg_board(boards[k]), roll[0], roll[1], n=1 if at_2 else 0)
     pipe.sequential(warm)
     if pipe_one is not None:
         pipe_one.sequential(warm)

@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.batch import one_ply_choice
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
-from engine.movegen import children_batch
 from engine.position import Position
 from engine.values import flip_probs
 from training.config import RefineConfig
+from training.labels import NUM_ROLLS, every_roll
 
-NUM_ROLLS = len(ROLL_WEIGHTS)
 OPENING_WEIGHTS = np.where(ROLL_ARRAY[:, 0] != ROLL_ARRAY[:, 1], ROLL_WEIGHTS, 0.0)
 OPENING_WEIGHTS = OPENING_WEIGHTS / OPENING_WEIGHTS.sum()
 """Weights of the 21 rolls on the opening roll (no doubles)."""
@@ -79,12 +77,9 @@ class ReturnGenerator:
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions of the games that ended."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
-        rep = np.repeat(self.boards, NUM_ROLLS, axis=0)
-        dice = np.tile(ROLL_ARRAY.astype(np.int64), (n, 1))
-        children, offsets = children_batch(rep, dice)
-        choice = one_ply_choice(children, offsets, evaluate)
+        choice, best_opp = every_roll(evaluate, self.boards)
         best = choice.index  # (n * 21,) best child of each (game, roll)
-        mine = flip_probs(np.asarray(choice.opp_probs, np.float64)[best]).reshape(n, NUM_ROLLS, 5)
+        mine = flip_probs(np.asarray(best_opp, np.float64)).reshape(n, NUM_ROLLS, 5)
         weights = np.where(self.opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
         mean = np.einsum("nrk,nr->nk", mine, weights)
         rolled = np.minimum((np.cumsum(weights, axis=1) < rng.random(n)[:, None]).sum(axis=1), NUM_ROLLS - 1)

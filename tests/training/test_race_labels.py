@@ -8,18 +8,14 @@ import pytest
 from engine.bearoff import get_db
 from engine.classes import BEAROFF1, RACE, classify
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+from engine.position import Position
 from engine.randpos import random_game_positions
 from training.race_labels import RaceLabeller
 
 
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    """Mover's checkers by point, opponent's by *his own* point number (index 25 - p)."""
-    b = np.zeros(26, np.int8)
-    for p, n in mine.items():
-        b[p] = n
-    for p, n in theirs.items():
-        b[25 - p] = -n
-    return b
+    """Mover's checkers by point, opponent's by his own point numbers."""
+    return Position.from_points(mine, theirs).array()
 
 
 def _single_checker_dist(pips: int, length: int = 12) -> np.ndarray:

@@ -15,13 +15,8 @@ from training.returns import OPENING_WEIGHTS, ReturnGenerator
 
 
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    """Mover's checkers by point, opponent's by *his own* point number (index 25 - p)."""
-    b = np.zeros(26, np.int8)
-    for p, n in mine.items():
-        b[p] = n
-    for p, n in theirs.items():
-        b[25 - p] = -n
-    return b
+    """Mover's checkers by point, opponent's by his own point numbers."""
+    return Position.from_points(mine, theirs).array()
 
 
 def _play_out(gen: ReturnGenerator, evaluate, games: int, max_steps: int = 200) -> tuple[np.ndarray, np.ndarray]:
