@@ -60,6 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "net fitted to one-sided simulation and bearoff-database labels, from --resume (see RaceConfig)")
     r = RefineConfig()
     parser.add_argument("--refine-lr", type=float, default=r.lr, help="refine: Adam learning rate")
+    parser.add_argument("--refine-lr-end", type=float, default=None,
+                        help="refine: the learning rate at the end of --minutes, reached linearly (default: --refine-lr throughout)")
     parser.add_argument("--candidates", type=int, default=r.candidates, help="refine: results per decision searched deeper")
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
                         help="refine: chance of labelling a decision the deeper search agrees with")
@@ -162,12 +164,15 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError("--candidates must be at least 2, --keep-agreed between 0 and 1, --buffer at least --batch-size")
     if not args.reuse > 0:
         raise CliError(f"--reuse must be positive, got {args.reuse}")
+    if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
+        raise CliError("--refine-lr must be positive and --refine-lr-end at least 0")
     refuse_to_overwrite(args.out, args.resume, args.overwrite)
     cfg = RefineConfig(lr=args.refine_lr, batch_size=args.batch_size, candidates=args.candidates, workers=args.workers,
                        keep_agreed=args.keep_agreed, buffer_positions=args.buffer, parallel_games=args.parallel_games,
                        checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
                        eval_games=args.eval_games, seed=args.seed, labels=args.refine_labels,
-                       nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse)
+                       nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse,
+                       lr_end=args.refine_lr_end)
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")

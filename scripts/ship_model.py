@@ -39,6 +39,13 @@ def _nets_text(nets: dict) -> str:
     return ", ".join(f"{n} {c.get('inputs')}→{c.get('hidden')} ({c.get('encoding')})" for n, c in nets.items())
 
 
+def _refine_lr(rc: dict) -> str:
+    """A refine stage's learning rate: constant, or its linear fall over the run."""
+    if rc.get("lr_end") is None:
+        return f"{rc.get('lr')}"
+    return f"{rc.get('lr')} → {rc.get('lr_end')} (linear in time)"
+
+
 def _stage_row(st: dict) -> str:
     """One line of the card's stage table from a trainer's stage record."""
     if "widened_from" in st:
@@ -57,14 +64,14 @@ def _stage_row(st: dict) -> str:
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on the luck-adjusted returns of {int(st.get('labelled_here', 0)):,} positions of greedy "
                 f"1-ply self-play ({int(st.get('decisions', 0)):,} plies played; each position's result minus the luck of "
-                f"every roll to the end, `training/returns.py`), Adam lr {rc.get('lr')}, {rc.get('reuse')} steps of "
+                f"every roll to the end, `training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
         what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
-                f"({int(st.get('disputed', 0)):,} disputed), {rc.get('candidates')} candidates per decision, Adam lr {rc.get('lr')}, "
+                f"({int(st.get('disputed', 0)):,} disputed), {rc.get('candidates')} candidates per decision, Adam lr {_refine_lr(rc)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "race":
         rc = st.get("race_config", {})

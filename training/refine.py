@@ -133,6 +133,15 @@ def make_generator(cfg: RefineConfig, rng: np.random.Generator) -> "Generator | 
     raise ValueError(f"labels must be one of {', '.join(LABEL_KINDS)}, got {cfg.labels!r}")
 
 
+def scheduled_lr(cfg: RefineConfig, elapsed: float, total: float) -> float:
+    """The learning rate after ``elapsed`` of ``total`` seconds: ``cfg.lr`` falling linearly
+    to ``cfg.lr_end`` (constant when ``lr_end`` is None)."""
+    if cfg.lr_end is None or total <= 0:
+        return cfg.lr
+    f = min(1.0, max(0.0, elapsed / total))
+    return cfg.lr + f * (cfg.lr_end - cfg.lr)
+
+
 def keep_nets(boards: np.ndarray, targets: np.ndarray, nets: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """The labelled positions whose class is valued by one of ``nets``."""
     if len(boards) == 0:
@@ -237,7 +246,8 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
             while owed >= 1 and buf.count >= cfg.batch_size:
                 owed -= 1
                 bb, tt = buf.sample(rng, cfg.batch_size)
-                for name, (loss, rows) in nets.train_step(bb, tt, opts, cfg.lr).items():
+                lr = scheduled_lr(cfg, time.time() - t0, minutes * 60)
+                for name, (loss, rows) in nets.train_step(bb, tt, opts, lr).items():
                     losses.setdefault(name, []).append(loss)
             now = time.time()
             if now - last_log >= 30:
@@ -247,6 +257,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                 share = stage["disputed"] / max(1, stage["decisions"])
                 writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
+                writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
                 log.info("refine: %d labelled, %d decisions (%.1f%% disputed), loss %s", buf.count, stage["decisions"],
                          100 * share, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}
