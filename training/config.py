@@ -96,10 +96,15 @@ class RefineConfig(RunConfig):
     labels: str = "search"
     """``search``: the deeper search's values of the candidates above; ``returns``: every
     position of greedy 1-ply self-play games labelled with its luck-adjusted return to the
-    end of the game (:mod:`training.returns`; ``candidates``, ``keep_agreed`` and
-    ``epsilon`` are then unused)."""
+    end of the game (:mod:`training.returns`; ``keep_agreed`` and ``epsilon`` are then
+    unused, ``explore`` and ``candidates`` say how the self-play explores)."""
     nets: tuple[str, ...] = ("contact", "crashed", "race")
     """The nets that learn; labelled positions of other classes are dropped."""
+    explore: float = 0.0
+    """``returns``: chance, at each ply, of playing one of the results ranked 2nd to
+    ``candidates``-th by the nets (uniformly) instead of the best, so that results the nets
+    under-rate are labelled too; the luck of that roll is then measured from the result
+    played, which keeps the earlier labels those of the nets' best play."""
     max_game_plies: int = 600
     """``returns``: a game still going after this many plies is cut and valued by the nets."""
 

@@ -1,6 +1,7 @@
 """Luck-adjusted self-play returns: the ``returns`` labels of refinement.
 
-Self-play at 1 ply (the nets' best play, no exploration) where every position of a game is
+Self-play at 1 ply (the nets' best play; with ``explore``, now and then another of the
+best few) where every position of a game is
 labelled with its *luck-adjusted return*: the game's result minus the luck of every roll
 from that position to the end, all seen by the player on roll there. This is one trial of
 a variance-reduced rollout (:mod:`engine.rollout_trials`) for every position on the way,
@@ -20,6 +21,13 @@ errors, and its variance is much smaller than the bare result's. The labels are 
 not tied to the nets' bias the way search labels one ply deeper are: a systematic
 over-estimate that the nets' own search repeats is corrected by the results.
 
+With exploration, the luck of a roll is measured from the result actually played instead
+of the best one: ``y_t`` is then the 1-ply value of ``s_t`` (the mean over the rolls of the
+best plays) plus the deviation of the played result's label from the nets' value of it,
+so the earlier positions keep the labels of the nets' best play, while the result played
+gets a label of its own. An under-rated result that greedy play never chooses is thus
+labelled too.
+
 The same move generation that finds the luck also gives the play of the rolled roll, so a
 labelled position costs one 1-ply evaluation, as a 2-ply search label of a result does.
 """
@@ -29,7 +37,7 @@ import numpy as np
 
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.position import Position
-from engine.values import flip_probs
+from engine.values import flip_probs, mover_equity
 from training.config import RefineConfig
 from training.labels import NUM_ROLLS, every_roll
 
@@ -77,14 +85,24 @@ class ReturnGenerator:
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions of the games that ended."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
-        choice, best_opp = every_roll(evaluate, self.boards)
+        choice, best_opp, offsets = every_roll(evaluate, self.boards)
         best = choice.index  # (n * 21,) best child of each (game, roll)
         mine = flip_probs(np.asarray(best_opp, np.float64)).reshape(n, NUM_ROLLS, 5)
         weights = np.where(self.opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
         mean = np.einsum("nrk,nr->nk", mine, weights)
         rolled = np.minimum((np.cumsum(weights, axis=1) < rng.random(n)[:, None]).sum(axis=1), NUM_ROLLS - 1)
-        luck = mine[np.arange(n), rolled] - mean
-        chosen = best[np.arange(n) * NUM_ROLLS + rolled]
+        segment = np.arange(n) * NUM_ROLLS + rolled
+        chosen = best[segment]
+        played = mine[np.arange(n), rolled]
+        if cfg.explore > 0:
+            for g in np.flatnonzero(rng.random(n) < cfg.explore):
+                a, b = offsets[segment[g]], offsets[segment[g] + 1]
+                if b - a < 2:
+                    continue
+                order = a + np.argsort(-mover_equity(choice.opp_probs[a:b]), kind="stable")
+                chosen[g] = order[rng.integers(1, min(cfg.candidates, b - a))]
+                played[g] = flip_probs(np.asarray(choice.opp_probs[chosen[g]], np.float64))
+        luck = played - mean
         out_b, out_t = [], []
         for g in range(n):
             self.history[g].append((self.boards[g].copy(), luck[g]))
@@ -93,7 +111,7 @@ class ReturnGenerator:
         over = choice.points[chosen] > 0
         cut = np.array([len(h) >= cfg.max_game_plies for h in self.history]) & ~over
         for g in np.flatnonzero(over | cut):
-            b, t = self._labels(g, mine[g, rolled[g]])
+            b, t = self._labels(g, played[g])
             out_b.append(b)
             out_t.append(t)
             self.games += 1

@@ -95,3 +95,50 @@ def test_refinement_drops_the_positions_of_nets_that_do_not_learn():
 def test_an_unknown_label_kind_is_refused():
     with pytest.raises(ValueError, match="labels must be one of"):
         make_generator(RefineConfig(labels="gnubg"), np.random.default_rng(0))
+
+
+
+def _results_by_rank(start: np.ndarray) -> tuple[set, set, set]:
+    """The results (seen by the opponent) of ``start`` ranked best and second best by
+    their exact values over the rolls with a choice, and the results of forced rolls."""
+    from engine.movegen import legal_results
+    from engine.position import flip_array
+    from engine.values import cubeless_equity
+
+    db = get_db()
+    best, second, forced = set(), set(), set()
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            opp = np.stack([flip_array(k) for k in legal_results(start, d1, d2)])
+            if len(opp) < 2:
+                forced.add(opp[0].tobytes())
+                continue
+            eq = -cubeless_equity(db.two_sided_probs(opp))
+            order = np.argsort(-eq, kind="stable")
+            assert eq[order[0]] > eq[order[1]] + 1e-9
+            best.add(opp[order[0]].tobytes())
+            second.add(opp[order[1]].tobytes())
+    return best, second, forced
+
+
+def test_exploration_plays_the_second_best_result_when_told_to():
+    db = get_db()
+    start = _board({3: 1, 4: 2, 5: 1}, {2: 1, 3: 1, 5: 1, 6: 1})
+    best, second, forced = _results_by_rank(start)
+    assert len(second) > 5 and not best & second and not forced & second  # a roll's best is no roll's second best
+    gen = ReturnGenerator(RefineConfig(parallel_games=64, explore=1.0, candidates=2), np.random.default_rng(7), start=start)
+    gen.step(db.two_sided_probs)
+    live = [b.tobytes() for b in gen.boards if not (b == start).all()]  # games that did not end on the first ply
+    assert sum(b in second for b in live) > 20
+    assert all(b in second or b in forced for b in live)
+
+
+def test_with_exploration_the_labels_of_an_exact_evaluator_are_still_exact():
+    # The luck of an explored roll is measured from the result played, so the positions
+    # before it keep the value of the best play and the result played gets its own value.
+    db = get_db()
+    start = _board({1: 1, 2: 2, 4: 1, 5: 2}, {1: 2, 3: 2, 4: 1, 6: 1})
+    gen = ReturnGenerator(RefineConfig(parallel_games=8, explore=0.5, candidates=3), np.random.default_rng(9), start=start)
+    boards, labels = _play_out(gen, db.two_sided_probs, games=24)
+    assert len(boards) > 40
+    assert np.allclose(labels, db.two_sided_probs(boards), atol=2e-3)
