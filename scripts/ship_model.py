@@ -39,10 +39,13 @@ def _nets_text(nets: dict) -> str:
     return ", ".join(f"{n} {c.get('inputs')}→{c.get('hidden')} ({c.get('encoding')})" for n, c in nets.items())
 
 
-def _explore_text(rc: dict) -> str:
+def _explore_text(rc: dict, st: dict) -> str:
     """How often returns self-play played another of the best few results."""
     e = rc.get("explore") or 0
-    return f" (at {e:.0%} of plies one of the 2nd to {rc.get('candidates')}th best results)" if e else ""
+    if not e:
+        return ""
+    done = f", {int(st['explored']):,} plies in all" if "explored" in st else ""
+    return f" (at {e:.0%} of plies one of the 2nd to {rc.get('candidates')}th best results{done})"
 
 
 def _refine_lr(rc: dict) -> str:
@@ -69,7 +72,7 @@ def _stage_row(st: dict) -> str:
         rc = st["refine_config"]
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on the luck-adjusted returns of {int(st.get('labelled_here', 0)):,} positions of greedy "
-                f"1-ply self-play{_explore_text(rc)} ({int(st.get('decisions', 0)):,} plies played; each position's result minus the luck of "
+                f"1-ply self-play{_explore_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; each position's result minus the luck of "
                 f"every roll to the end, `training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")

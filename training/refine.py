@@ -66,6 +66,7 @@ class Generator:
         self.opening = np.ones(cfg.parallel_games, bool)
         self.decisions = 0
         self.disputed = 0
+        self.explored = 0  # plies that played the second-best result
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions (opponent on roll)."""
@@ -83,6 +84,7 @@ class Generator:
             a, b = offsets[g], offsets[g + 1]
             order = a + np.argsort(-mover_eq[a:b], kind="stable")  # order[0] == choice.index[g]
             pick = order[1] if len(order) > 1 and rng.random() < cfg.epsilon else choice.index[g]
+            self.explored += int(pick != choice.index[g])
             chosen[g] = pick
             if len(order) > 1:
                 top = order[: cfg.candidates]
@@ -162,13 +164,13 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
     while not stop.is_set() and os.getppid() == parent:
         bs, ts = [], []
-        d0, s0 = gen.decisions, gen.disputed
+        d0, s0, e0 = gen.decisions, gen.disputed, gen.explored
         for _ in range(cfg.steps_per_round):
             b, t = gen.step(nets.evaluate)
             bs.append(b)
             ts.append(t)
         b, t = keep_nets(np.concatenate(bs), np.concatenate(ts), cfg.nets)
-        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0))
+        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0))
 
 
 def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:
@@ -195,7 +197,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     labelled0 = int(ck.get("labelled", 0))
     stage = {"stage": "refine", "games": state.games, "labelled": labelled0, "bearoff": bearoff is not None,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": git_commit(), "refine_config": cfg.to_dict(),
-             "labelled_here": 0, "decisions": 0, "disputed": 0}
+             "labelled_here": 0, "decisions": 0, "disputed": 0, "explored": 0}
     state.stages.append(stage)
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
@@ -229,16 +231,18 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                         {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
                         {"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": state.wall_seconds,
                          "metrics": state.metrics})
-        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed)", buf.count, stage["decisions"], stage["disputed"])
+        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed, %d explored)", buf.count, stage["decisions"],
+                 stage["disputed"], stage["explored"])
 
     previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         while time.time() - t0 < minutes * 60:
             try:
-                b, t, dec, dis = out_q.get(timeout=1.0)
+                b, t, dec, dis, exp = out_q.get(timeout=1.0)
                 buf.add(b, t)
                 stage["decisions"] += dec
                 stage["disputed"] += dis
+                stage["explored"] += exp
                 owed += cfg.reuse * len(b) / cfg.batch_size
             except queue.Empty:
                 if not all(p.is_alive() for p in procs):
@@ -255,11 +259,15 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                 for name, v in losses.items():
                     writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
                 share = stage["disputed"] / max(1, stage["decisions"])
-                writer.add_scalar("refine/disputed_share", share, step)
+                explored = stage["explored"] / max(1, stage["decisions"])
+                if cfg.labels == "search":
+                    writer.add_scalar("refine/disputed_share", share, step)
+                writer.add_scalar("refine/explored_share", explored, step)
                 writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
                 writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
-                log.info("refine: %d labelled, %d decisions (%.1f%% disputed), loss %s", buf.count, stage["decisions"],
-                         100 * share, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
+                kind = f"{100 * share:.1f}% disputed, " if cfg.labels == "search" else ""
+                log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", buf.count, stage["decisions"],
+                         kind, 100 * explored, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}
                 last_log = now
             if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:

@@ -67,6 +67,7 @@ class ReturnGenerator:
         self.history: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(n)]
         self.decisions = 0
         self.disputed = 0  # search labels count disputed decisions; every decision here is labelled alike
+        self.explored = 0  # plies that played another result than the best (``cfg.explore``)
         self.games = 0
 
     def _labels(self, g: int, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,6 +102,7 @@ class ReturnGenerator:
                     continue
                 order = a + np.argsort(-mover_equity(choice.opp_probs[a:b]), kind="stable")
                 chosen[g] = order[rng.integers(1, min(cfg.candidates, b - a))]
+                self.explored += 1
                 played[g] = flip_probs(np.asarray(choice.opp_probs[chosen[g]], np.float64))
         luck = played - mean
         out_b, out_t = [], []

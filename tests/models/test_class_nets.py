@@ -119,7 +119,8 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
 
     row = _stage_row(ck["stages"][-1])
     assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted returns" in row
-    assert "0.001 → 0.0001 (linear in time)" in row and "at 20% of plies one of the 2nd to 4th best results" in row
+    assert "0.001 → 0.0001 (linear in time)" in row and "at 20% of plies one of the 2nd to 4th best results, " in row
+    assert ck["stages"][-1]["explored"] > 0
 
 
 @pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"]])

@@ -41,6 +41,7 @@ def test_with_an_exact_evaluator_every_label_is_the_exact_value():
     assert len(boards) > 30 and gen.games >= 16
     assert np.allclose(labels, db.two_sided_probs(boards), atol=2e-3)
     assert {0.0, 1.0} != set(np.round(labels[:, 0], 3))  # not just the 0/1 results
+    assert gen.explored == 0
 
 
 def test_a_game_cut_after_one_ply_is_labelled_with_its_one_ply_value():
@@ -130,6 +131,7 @@ def test_exploration_plays_the_second_best_result_when_told_to():
     gen.step(db.two_sided_probs)
     live = [b.tobytes() for b in gen.boards if not (b == start).all()]  # games that did not end on the first ply
     assert sum(b in second for b in live) > 20
+    assert sum(b in second for b in live) <= gen.explored <= 64  # forced rolls are not counted
     assert all(b in second or b in forced for b in live)
 
 
