@@ -216,6 +216,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     last_ckpt = last_eval = last_log = t0
     losses: dict[str, list[float]] = {}
     owed = 0.0  # gradient steps earned by new labels and not yet taken
+    search_labels = cfg.labels == "search"  # only search labels have disputed decisions
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
@@ -260,12 +261,12 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
                 share = stage["disputed"] / max(1, stage["decisions"])
                 explored = stage["explored"] / max(1, stage["decisions"])
-                if cfg.labels == "search":
+                if search_labels:
                     writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/explored_share", explored, step)
                 writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
                 writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
-                kind = f"{100 * share:.1f}% disputed, " if cfg.labels == "search" else ""
+                kind = f"{100 * share:.1f}% disputed, " if search_labels else ""
                 log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", buf.count, stage["decisions"],
                          kind, 100 * explored, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}
