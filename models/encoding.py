@@ -265,43 +265,50 @@ def _encode_race_v2(boards, out, mean, gmean, binom):
         row[2 * RACE_SIDE_INPUTS_V2 + 1] = (fo - fm) / 5.0
 
 
-def _prepare(boards: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _prepare(boards: np.ndarray, width: int, out: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     if boards.ndim == 1:
         boards = boards[None, :]
-    return boards, np.zeros((boards.shape[0], width), np.float32)
+    if out is None:
+        return boards, np.zeros((boards.shape[0], width), np.float32)
+    if out.dtype != np.float32 or out.ndim != 2 or out.shape[0] != boards.shape[0] or out.shape[1] < width:
+        raise ValueError(f"out must be float32 ({boards.shape[0]}, >= {width}), got {out.dtype} {out.shape}")
+    return boards, out
 
 
-def encode(boards: np.ndarray) -> np.ndarray:
-    """``tabla-v1`` inputs for a batch of boards (N, 26) → (N, 216) float32."""
-    boards, out = _prepare(boards, NUM_INPUTS)
+def encode(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``tabla-v1`` inputs for a batch of boards (N, 26) → (N, 216) float32.
+
+    Every encoder takes an optional ``out``: a zeroed float32 (N, >= inputs) array whose
+    first columns it fills (and returns), e.g. one with a bias column after the inputs."""
+    boards, out = _prepare(boards, NUM_INPUTS, out)
     _encode_v1(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS)
     return out
 
 
-def encode_contact(boards: np.ndarray) -> np.ndarray:
+def encode_contact(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-contact-v2`` inputs (N, 26) → (N, 242) float32."""
-    boards, out = _prepare(boards, NUM_INPUTS_V2)
+    boards, out = _prepare(boards, NUM_INPUTS_V2, out)
     _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, ESCAPE_TABLE)
     return out
 
 
-def encode_race(boards: np.ndarray) -> np.ndarray:
+def encode_race(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-race-v1`` inputs (N, 26) → (N, 275) float32."""
-    boards, out = _prepare(boards, NUM_INPUTS_RACE)
+    boards, out = _prepare(boards, NUM_INPUTS_RACE, out)
     _encode_race(boards, out)
     return out
 
 
-def encode_race_v2(boards: np.ndarray) -> np.ndarray:
+def encode_race_v2(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-race-v2`` inputs (N, 26) → (N, 286) float32."""
-    boards, out = _prepare(boards, NUM_INPUTS_RACE_V2)
+    boards, out = _prepare(boards, NUM_INPUTS_RACE_V2, out)
     mean, gmean = race_features.tables()
     _encode_race_v2(boards, out, mean, gmean, bb._BINOM)
     return out
 
 
-ENCODINGS: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]] = {
+ENCODINGS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
     "tabla-v1": (NUM_INPUTS, encode),
     "tabla-contact-v2": (NUM_INPUTS_V2, encode_contact),
     "tabla-race-v1": (NUM_INPUTS_RACE, encode_race),
@@ -310,7 +317,7 @@ ENCODINGS: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]] = {
 """Encoding name → (number of inputs, batch encoder)."""
 
 
-def encoder(name: str) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+def encoder(name: str) -> tuple[int, Callable[..., np.ndarray]]:
     """The input count and encoder of an encoding; ``KeyError`` names the known ones."""
     try:
         return ENCODINGS[name]

@@ -79,7 +79,9 @@ class NumpyNet:
         self.config = config
         self.w1 = np.ascontiguousarray(weights["fc1.weight"].T, dtype=np.float32)
         self.b1 = np.asarray(weights["fc1.bias"], dtype=np.float32)
-        self._neg_b1 = -self.b1
+        # −W1 with −b1 as one more row: a batch encoded with a trailing column of ones
+        # gives the negated hidden input −(x·W1 + b1) in one product
+        self._neg_w1b = np.ascontiguousarray(np.vstack([-self.w1, -self.b1[None, :]]), dtype=np.float32)
         self.w2t = np.ascontiguousarray(weights["fc2.weight"], dtype=np.float32)  # (5, hidden)
         self.b2 = np.asarray(weights["fc2.bias"], dtype=np.float32)
         if self.w1.shape != (config.inputs, config.hidden) or self.w2t.shape != (5, config.hidden):
@@ -87,8 +89,14 @@ class NumpyNet:
 
     def forward_inputs(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from already encoded inputs (N, inputs)."""
-        h = x @ self.w1
-        np.subtract(self._neg_b1, h, out=h)  # −(x·W + b), exactly
+        xb = np.empty((x.shape[0], self.config.inputs + 1), np.float32)
+        xb[:, :-1] = x
+        xb[:, -1] = 1.0
+        return self._forward_biased(xb)
+
+    def _forward_biased(self, xb: np.ndarray) -> np.ndarray:
+        """Probabilities from encoded inputs followed by a column of ones (N, inputs + 1)."""
+        h = xb @ self._neg_w1b  # −(x·W1 + b1)
         np.exp(h, out=h)
         out = np.empty((h.shape[0], 5), np.float32)
         _output_layer(h, self.w2t, self.b2, out)
@@ -98,7 +106,9 @@ class NumpyNet:
         """(N, 26) boards, player on roll → (N, 5) probabilities."""
         if len(boards) == 0:
             return np.zeros((0, 5), np.float32)
-        return self.forward_inputs(self.encode(boards))
+        xb = np.zeros((len(boards), self.config.inputs + 1), np.float32)
+        xb[:, -1] = 1.0
+        return self._forward_biased(self.encode(boards, out=xb))
 
 
 def make_torch_net(config: NetConfig):
