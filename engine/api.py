@@ -34,23 +34,102 @@ from engine.rollout import PlayRollout, Progress, RolloutError, RolloutResult, R
 from engine.search import DEFAULT_FILTER, MoveFilter, Search, SearchError
 
 # --------------------------------------------------------------------------- answers
-@dataclass(frozen=True, slots=True)
+_UNSET: Any = object()
+
+
 class PlayInfo:
     """One play: notation, steps, the resulting Position ID (opponent on roll) and values.
 
     ``equity`` (cubeless) and ``probabilities`` are for the player who plays, after the
     play; ``cubeful_equity`` (per cube value, or MWC in a match) when the cube was used to
     rank; ``difference``: to the best play, in the ranking's units.
+
+    Immutable. A play made by :meth:`from_result` writes its notation, Position ID and
+    probabilities object when they are first read (a search that only needs the choice
+    does not pay for its text); they are the same strings and numbers either way.
     """
 
-    play: str
-    steps: tuple[tuple[int, int], ...]
-    position_id: str
-    equity: float | None = None
-    probabilities: dict[str, float] | None = None
-    cubeful_equity: float | None = None
-    difference: float | None = None
-    ply: int | None = None
+    __slots__ = ("_play", "steps", "_position_id", "equity", "_probabilities", "cubeful_equity", "difference", "ply",
+                 "_origin", "_board", "_probs")
+
+    def __init__(
+        self,
+        play: str,
+        steps: tuple[tuple[int, int], ...],
+        position_id: str,
+        equity: float | None = None,
+        probabilities: dict[str, float] | None = None,
+        cubeful_equity: float | None = None,
+        difference: float | None = None,
+        ply: int | None = None,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "_play", play)
+        init(self, "steps", steps)
+        init(self, "_position_id", position_id)
+        init(self, "equity", equity)
+        init(self, "_probabilities", probabilities)
+        init(self, "cubeful_equity", cubeful_equity)
+        init(self, "difference", difference)
+        init(self, "ply", ply)
+        init(self, "_origin", None)
+        init(self, "_board", None)
+        init(self, "_probs", None)
+
+    @classmethod
+    def from_result(cls, origin: Position, board: np.ndarray, steps: np.ndarray, nsteps: int,
+                    probs: np.ndarray | None = None, **values: Any) -> "PlayInfo":
+        """The play of ``steps[:nsteps]`` from ``origin`` to ``board`` (mover's view), its
+        probabilities array ``probs`` (for :attr:`probabilities`) and the other values."""
+        p = cls(_UNSET, tuple(map(tuple, steps[: int(nsteps)].tolist())), _UNSET, **values)
+        init = object.__setattr__
+        init(p, "_origin", origin)
+        init(p, "_board", board)
+        if probs is not None:
+            init(p, "_probabilities", _UNSET)
+            init(p, "_probs", probs)
+        return p
+
+    @property
+    def play(self) -> str:
+        """The play in standard notation (e.g. ``8/5 6/5``)."""
+        if self._play is _UNSET:
+            object.__setattr__(self, "_play", format_play(self._origin, self.steps))
+        return self._play
+
+    @property
+    def position_id(self) -> str:
+        """The Position ID after the play, the opponent on roll."""
+        if self._position_id is _UNSET:
+            object.__setattr__(self, "_position_id", position_id(self._board, after_play=True))
+        return self._position_id
+
+    @property
+    def probabilities(self) -> dict[str, float] | None:
+        """The five probabilities (the protocol's object) for the player who played."""
+        if self._probabilities is _UNSET:
+            object.__setattr__(self, "_probabilities", probs_dict(self._probs))
+        return self._probabilities
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"PlayInfo is immutable: cannot set {name}")
+
+    def _fields(self) -> tuple:
+        return (self.play, self.steps, self.position_id, self.equity, self.probabilities, self.cubeful_equity,
+                self.difference, self.ply)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, PlayInfo) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.play, self.steps, self.position_id))
+
+    def __reduce__(self) -> tuple:
+        return (PlayInfo, self._fields())
+
+    def __repr__(self) -> str:
+        names = ("play", "steps", "position_id", "equity", "probabilities", "cubeful_equity", "difference", "ply")
+        return "PlayInfo(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields())) + ")"
 
     def to_dict(self, with_probabilities: bool = True) -> dict[str, Any]:
         """The protocol's play object (``steps`` as a tuple of pairs: JSON arrays)."""
@@ -174,7 +253,7 @@ class Engine:
         """Every distinct legal play (one entry with ``play == ""`` when none is possible)."""
         roll = dice if isinstance(dice, Roll) else parse_dice(dice)
         boards, steps, nsteps = legal_results_with_steps(position.array(), roll.high, roll.low)
-        return [self._play_info(position, boards[k], steps[k], nsteps[k]) for k in range(len(boards))]
+        return [PlayInfo.from_result(position, boards[k], steps[k], nsteps[k]) for k in range(len(boards))]
 
     def best(
         self,
@@ -199,13 +278,13 @@ class Engine:
         plays = []
         for k in r.order[:top]:
             plays.append(
-                self._play_info(
+                PlayInfo.from_result(
                     position,
                     r.boards[k],
                     r.steps[k],
                     r.nsteps[k],
+                    probs=r.probs[k],
                     equity=float(r.equity[k]),
-                    probabilities=probs_dict(r.probs[k]),
                     cubeful_equity=float(r.score[k]) * scale if r.cubeful else None,
                     difference=float(r.score[k] - best_score) * (scale if r.cubeful else 1.0),
                     ply=int(r.ply[k]),
@@ -282,11 +361,6 @@ class Engine:
         db = float(v.scores[3]) if state.may_beaver() else None
         dp = cash_value(state, self.met)
         return probs, float(cubeless_equity(probs)), nd, dt, dp, db
-
-    @staticmethod
-    def _play_info(position: Position, board: np.ndarray, steps: np.ndarray, nsteps: int, **values: Any) -> PlayInfo:
-        st = tuple(map(tuple, steps[: int(nsteps)].tolist()))
-        return PlayInfo(play=format_play(position, st), steps=st, position_id=position_id(board, after_play=True), **values)
 
 
 def _check_int(v: Any, name: str) -> None:
