@@ -11,7 +11,8 @@
 Positions are :class:`engine.position.Position` objects seen from the player on roll;
 :meth:`Engine.query` (or :func:`engine.request.resolve_query`) builds one, with its cube state and dice,
 from a GNU Backgammon Position ID (+ optional Match ID) or an XGID plus explicit fields.
-Every answer is a plain frozen dataclass; ``to_dict()`` gives the protocol's JSON fields.
+Every answer is immutable (frozen dataclasses, and :class:`PlayInfo`, which writes a play's
+notation and Position ID when first read); ``to_dict()`` gives the protocol's JSON fields.
 """
 from __future__ import annotations
 
