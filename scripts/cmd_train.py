@@ -74,6 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-explore", type=float, default=r.explore,
                         help="refine, returns labels: chance per ply of playing the 2nd to --candidates-th best result "
                              "instead of the best (default 0)")
+    parser.add_argument("--refine-lambda", type=float, default=r.lam,
+                        help="refine, returns labels: λ of the λ-return (1: the luck-adjusted return to the end; "
+                             "0: the 1-ply value; see training/returns.py)")
     parser.add_argument("--reuse", type=float, default=r.reuse, help="refine: gradient steps per batch of new labels")
     rc = RaceConfig()
     parser.add_argument("--race-positions", type=int, default=rc.positions, help="race: race positions to label")
@@ -169,6 +172,8 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--reuse must be positive, got {args.reuse}")
     if not 0.0 <= args.refine_explore <= 1.0:
         raise CliError(f"--refine-explore must be between 0 and 1, got {args.refine_explore}")
+    if not 0.0 <= args.refine_lambda <= 1.0:
+        raise CliError(f"--refine-lambda must be between 0 and 1, got {args.refine_lambda}")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
         raise CliError("--refine-lr must be positive and --refine-lr-end at least 0")
     refuse_to_overwrite(args.out, args.resume, args.overwrite)
@@ -177,7 +182,7 @@ def _refine(args: argparse.Namespace) -> int:
                        checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
                        eval_games=args.eval_games, seed=args.seed, labels=args.refine_labels,
                        nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse,
-                       lr_end=args.refine_lr_end, explore=args.refine_explore)
+                       lr_end=args.refine_lr_end, explore=args.refine_explore, lam=args.refine_lambda)
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")

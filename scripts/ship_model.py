@@ -48,6 +48,12 @@ def _explore_text(rc: dict, st: dict) -> str:
     return f" (at {e:.0%} of plies one of the 2nd to {rc.get('candidates')}th best results{done})"
 
 
+def _lambda_text(rc: dict) -> str:
+    """A returns stage's λ when it is not 1 (the plain luck-adjusted return)."""
+    lam = rc.get("lam", 1.0)
+    return "" if lam == 1.0 else f"λ = {lam:g} "
+
+
 def _refine_lr(rc: dict) -> str:
     """A refine stage's learning rate: constant, or its linear fall over the run."""
     if rc.get("lr_end") is None:
@@ -71,7 +77,7 @@ def _stage_row(st: dict) -> str:
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "returns":
         rc = st["refine_config"]
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
-                f"nets: supervised on the luck-adjusted returns of {int(st.get('labelled_here', 0)):,} positions of greedy "
+                f"nets: supervised on the luck-adjusted {_lambda_text(rc)}returns of {int(st.get('labelled_here', 0)):,} positions of greedy "
                 f"1-ply self-play{_explore_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; each position's result minus the luck of "
                 f"every roll to the end, `training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "

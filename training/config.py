@@ -107,6 +107,11 @@ class RefineConfig(RunConfig):
     played, which keeps the earlier labels those of the nets' best play."""
     max_game_plies: int = 600
     """``returns``: a game still going after this many plies is cut and valued by the nets."""
+    lam: float = 1.0
+    """``returns``: λ of the label ``y_t = V1(s_t) + λ (y'_{t+1} - V(s'_t))``: 1 is the
+    luck-adjusted return to the end of the game; 0 the position's 1-ply value (the nets' own
+    one-ply lookahead, no dice noise); between, the λ-return of TD(λ) with exact one-ply
+    expectations (:mod:`training.returns`)."""
 
 
 @dataclass

@@ -28,6 +28,16 @@ so the earlier positions keep the labels of the nets' best play, while the resul
 gets a label of its own. An under-rated result that greedy play never chooses is thus
 labelled too.
 
+With ``lam`` (λ) below 1 the correction from the rest of the game is discounted: writing
+``V1(s_t)`` for the 1-ply value of ``s_t`` and ``V(s'_t)`` for the nets' value of the result
+played from it (both for the player on roll at ``s_t``),
+
+    y_t = V1(s_t) + λ (flip(y_{t+1}) - V(s'_t)),
+
+which is the rule above when λ = 1 (``V(s'_t) - V1(s_t)`` is the luck), and the 1-ply value
+itself when λ = 0: the λ-return of TD(λ) with the dice averaged out exactly at every step,
+trading the return's variance for the nets' bias.
+
 The same move generation that finds the luck also gives the play of the rolled roll, so a
 labelled position costs one 1-ply evaluation, as a 2-ply search label of a result does.
 """
@@ -64,7 +74,8 @@ class ReturnGenerator:
         self.start = Position.start().array() if start is None else np.ascontiguousarray(start, dtype=np.int8)
         self.boards = np.tile(self.start, (n, 1))
         self.opening = np.full(n, self.opening_start)
-        self.history: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(n)]
+        # per game: (position, luck of the roll, value of the result played) of each ply
+        self.history: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(n)]
         self.decisions = 0
         self.disputed = 0  # search labels count disputed decisions; every decision here is labelled alike
         self.explored = 0  # plies that played another result than the best (``cfg.explore``)
@@ -74,11 +85,16 @@ class ReturnGenerator:
         """Game ``g``'s positions and labels; ``last`` is the value after its last move
         (for the player who made it)."""
         hist = self.history[g]
-        boards = np.stack([b for b, _ in hist])
+        boards = np.stack([h[0] for h in hist])
         labels = np.empty((len(hist), 5), np.float64)
+        lam = self.cfg.lam
         after = last
         for t in range(len(hist) - 1, -1, -1):
-            labels[t] = after - hist[t][1]
+            _, luck, played = hist[t]
+            if lam == 1.0:
+                labels[t] = after - luck
+            else:  # the 1-ply value (played - luck) plus λ times the rest's correction
+                labels[t] = (played - luck) + lam * (after - played)
             after = flip_probs(labels[t])
         self.history[g] = []
         return boards, labels.astype(np.float32)
@@ -107,7 +123,7 @@ class ReturnGenerator:
         luck = played - mean
         out_b, out_t = [], []
         for g in range(n):
-            self.history[g].append((self.boards[g].copy(), luck[g]))
+            self.history[g].append((self.boards[g].copy(), luck[g], played[g]))
         self.decisions += n
         nxt = choice.opp_boards[chosen].copy()
         over = choice.points[chosen] > 0

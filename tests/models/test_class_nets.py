@@ -103,7 +103,7 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     r = subprocess.run(base + ["--stage", "refine", "--refine-labels", "returns", "--refine-nets", "contact",
                                "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
                                "--minutes", "0.3", "--buffer", "5000", "--reuse", "2", "--refine-lr", "1e-3",
-                               "--refine-lr-end", "1e-4", "--refine-explore", "0.2"],
+                               "--refine-lr-end", "1e-4", "--refine-explore", "0.2", "--refine-lambda", "0.7"],
                        capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
     from models.checkpoint import load_checkpoint
@@ -118,13 +118,15 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     from scripts.ship_model import _stage_row
 
     row = _stage_row(ck["stages"][-1])
-    assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted returns" in row
+    assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted λ = 0.7 returns" in row
+    assert ck["stages"][-1]["refine_config"]["lam"] == 0.7
     assert "0.001 → 0.0001 (linear in time)" in row and "at 20% of plies one of the 2nd to 4th best results, " in row
     assert ck["stages"][-1]["explored"] > 0
 
 
-@pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"]])
-def test_refine_rejects_a_learning_rate_or_exploration_out_of_range(tmp_path, flags):
+@pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"],
+                                   ["--refine-lambda", "1.2"]])
+def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and flags[0] in r.stderr

@@ -144,3 +144,45 @@ def test_with_exploration_the_labels_of_an_exact_evaluator_are_still_exact():
     boards, labels = _play_out(gen, db.two_sided_probs, games=24)
     assert len(boards) > 40
     assert np.allclose(labels, db.two_sided_probs(boards), atol=2e-3)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.6])
+def test_lambda_returns_of_an_exact_evaluator_are_still_exact(lam):
+    db = get_db()
+    start = _board({1: 2, 3: 1, 5: 2}, {2: 2, 4: 2, 6: 1})
+    gen = ReturnGenerator(RefineConfig(parallel_games=8, lam=lam), np.random.default_rng(3), start=start)
+    boards, labels = _play_out(gen, db.two_sided_probs, games=16)
+    assert len(boards) > 30
+    assert np.allclose(labels, db.two_sided_probs(boards), atol=2e-3)
+
+
+def test_lambda_zero_labels_every_position_with_its_one_ply_value():
+    # λ = 0 keeps none of the rest of the game: each label is the nets' own 1-ply value,
+    # whatever the dice rolled later (the opening position's is over the 15 opening rolls).
+    from models.checkpoint import load_evaluator
+
+    ev = load_evaluator("models/tabla.npz")
+    start = _board({6: 4, 8: 3, 13: 5, 24: 2, 3: 1}, {6: 5, 8: 3, 13: 5, 24: 2})
+    gen = ReturnGenerator(RefineConfig(parallel_games=4, max_game_plies=3, lam=0.0), np.random.default_rng(5), start=start)
+    boards, labels = _play_out(gen, ev.evaluate, games=4, max_steps=3)
+    assert len(boards) == 12
+    assert np.allclose(labels, ply1_probs(ev.evaluate, boards), atol=1e-5)
+
+
+def test_lambda_blends_the_one_ply_value_and_the_return_linearly():
+    # Same dice (same seed), same plays: the λ label is (1 - λ) of the 1-ply value plus λ of
+    # the λ = 1 label, at the last position of each game (where the rest is the result).
+    from models.checkpoint import load_evaluator
+
+    ev = load_evaluator("models/tabla.npz")
+    start = _board({6: 4, 8: 3, 13: 5, 24: 2, 3: 1}, {6: 5, 8: 3, 13: 5, 24: 2})
+    out = {}
+    for lam in (1.0, 0.5):
+        gen = ReturnGenerator(RefineConfig(parallel_games=4, max_game_plies=2, lam=lam), np.random.default_rng(8), start=start)
+        out[lam] = _play_out(gen, ev.evaluate, games=4, max_steps=2)
+    (b1, y1), (bh, yh) = out[1.0], out[0.5]
+    assert (b1 == bh).all()
+    v1 = ply1_probs(ev.evaluate, b1)
+    first = np.arange(0, len(b1), 2)  # each game's first position: its rest is one more ply
+    assert np.allclose(yh[first], 0.5 * v1[first] + 0.5 * y1[first], atol=1e-5)
+    assert not np.allclose(y1[first], v1[first], atol=1e-3)
