@@ -48,10 +48,18 @@ def _explore_text(rc: dict, st: dict) -> str:
     return f" (at {e:.0%} of plies one of the 2nd to {rc.get('candidates')}th best results{done})"
 
 
-def _lambda_text(rc: dict) -> str:
-    """A returns stage's λ when it is not 1 (the plain luck-adjusted return)."""
+def _returns_text(rc: dict) -> str:
+    """What a returns stage's labels are: luck-adjusted returns, or λ-returns when λ < 1."""
     lam = rc.get("lam", 1.0)
-    return "" if lam == 1.0 else f"λ = {lam:g} "
+    return "luck-adjusted returns" if lam == 1.0 else f"luck-adjusted λ-returns, λ = {lam:g},"
+
+
+def _label_text(rc: dict) -> str:
+    """How a returns stage labels a position."""
+    if rc.get("lam", 1.0) == 1.0:
+        return "each position's result minus the luck of every roll to the end"
+    return ("each position's 1-ply value plus λ times the difference between the next position's label and the nets' "
+            "value of it (λ = 1: the result minus the luck of every roll to the end)")
 
 
 def _refine_lr(rc: dict) -> str:
@@ -77,9 +85,9 @@ def _stage_row(st: dict) -> str:
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "returns":
         rc = st["refine_config"]
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
-                f"nets: supervised on the luck-adjusted {_lambda_text(rc)}returns of {int(st.get('labelled_here', 0)):,} positions of greedy "
-                f"1-ply self-play{_explore_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; each position's result minus the luck of "
-                f"every roll to the end, `training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
+                f"nets: supervised on the {_returns_text(rc)} of {int(st.get('labelled_here', 0)):,} positions of greedy "
+                f"1-ply self-play{_explore_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; {_label_text(rc)}, "
+                f"`training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine":

@@ -118,7 +118,7 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     from scripts.ship_model import _stage_row
 
     row = _stage_row(ck["stages"][-1])
-    assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted λ = 0.7 returns" in row
+    assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted λ-returns, λ = 0.7," in row and "1-ply value plus λ times" in row
     assert ck["stages"][-1]["refine_config"]["lam"] == 0.7
     assert "0.001 → 0.0001 (linear in time)" in row and "at 20% of plies one of the 2nd to 4th best results, " in row
     assert ck["stages"][-1]["explored"] > 0
