@@ -50,6 +50,7 @@ class PlayInfo:
     does not pay for its text); they are the same strings and numbers either way.
     """
 
+    _NAMES = ("play", "steps", "position_id", "equity", "probabilities", "cubeful_equity", "difference", "ply")
     __slots__ = ("_play", "steps", "_position_id", "equity", "_probabilities", "cubeful_equity", "difference", "ply",
                  "_origin", "_board", "_probs")
 
@@ -116,8 +117,7 @@ class PlayInfo:
         raise AttributeError(f"PlayInfo is immutable: cannot set {name}")
 
     def _fields(self) -> tuple:
-        return (self.play, self.steps, self.position_id, self.equity, self.probabilities, self.cubeful_equity,
-                self.difference, self.ply)
+        return tuple(getattr(self, n) for n in self._NAMES)
 
     def __eq__(self, other: object) -> bool:
         return self._fields() == other._fields() if isinstance(other, PlayInfo) else NotImplemented
@@ -129,8 +129,7 @@ class PlayInfo:
         return (PlayInfo, self._fields())
 
     def __repr__(self) -> str:
-        names = ("play", "steps", "position_id", "equity", "probabilities", "cubeful_equity", "difference", "ply")
-        return "PlayInfo(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields())) + ")"
+        return "PlayInfo(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._NAMES, self._fields())) + ")"
 
     def to_dict(self, with_probabilities: bool = True) -> dict[str, Any]:
         """The protocol's play object (``steps`` as a tuple of pairs: JSON arrays)."""

@@ -87,11 +87,16 @@ class NumpyNet:
         if self.w1.shape != (config.inputs, config.hidden) or self.w2t.shape != (5, config.hidden):
             raise ValueError("weight shapes do not match the network config")
 
+    def _input_buffer(self, n: int) -> np.ndarray:
+        """A zeroed (n, inputs + 1) float32 buffer whose last column is ones (the bias input)."""
+        xb = np.zeros((n, self.config.inputs + 1), np.float32)
+        xb[:, -1] = 1.0
+        return xb
+
     def forward_inputs(self, x: np.ndarray) -> np.ndarray:
         """Probabilities from already encoded inputs (N, inputs)."""
-        xb = np.empty((x.shape[0], self.config.inputs + 1), np.float32)
+        xb = self._input_buffer(x.shape[0])
         xb[:, :-1] = x
-        xb[:, -1] = 1.0
         return self._forward_biased(xb)
 
     def _forward_biased(self, xb: np.ndarray) -> np.ndarray:
@@ -106,9 +111,7 @@ class NumpyNet:
         """(N, 26) boards, player on roll → (N, 5) probabilities."""
         if len(boards) == 0:
             return np.zeros((0, 5), np.float32)
-        xb = np.zeros((len(boards), self.config.inputs + 1), np.float32)
-        xb[:, -1] = 1.0
-        return self._forward_biased(self.encode(boards, out=xb))
+        return self._forward_biased(self.encode(boards, out=self._input_buffer(len(boards))))
 
 
 def make_torch_net(config: NetConfig):

@@ -74,7 +74,7 @@ class ReturnGenerator:
         self.start = Position.start().array() if start is None else np.ascontiguousarray(start, dtype=np.int8)
         self.boards = np.tile(self.start, (n, 1))
         self.opening = np.full(n, self.opening_start)
-        # per game: (position, luck of the roll, value of the result played) of each ply
+        # per game: (position, its 1-ply value, value of the result played) of each ply
         self.history: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(n)]
         self.decisions = 0
         self.disputed = 0  # search labels count disputed decisions; every decision here is labelled alike
@@ -90,11 +90,8 @@ class ReturnGenerator:
         lam = self.cfg.lam
         after = last
         for t in range(len(hist) - 1, -1, -1):
-            _, luck, played = hist[t]
-            if lam == 1.0:
-                labels[t] = after - luck
-            else:  # the 1-ply value (played - luck) plus λ times the rest's correction
-                labels[t] = (played - luck) + lam * (after - played)
+            _, ply1, played = hist[t]
+            labels[t] = ply1 + lam * (after - played)
             after = flip_probs(labels[t])
         self.history[g] = []
         return boards, labels.astype(np.float32)
@@ -120,10 +117,9 @@ class ReturnGenerator:
                 chosen[g] = order[rng.integers(1, min(cfg.candidates, b - a))]
                 self.explored += 1
                 played[g] = flip_probs(np.asarray(choice.opp_probs[chosen[g]], np.float64))
-        luck = played - mean
         out_b, out_t = [], []
         for g in range(n):
-            self.history[g].append((self.boards[g].copy(), luck[g], played[g]))
+            self.history[g].append((self.boards[g].copy(), mean[g], played[g]))
         self.decisions += n
         nxt = choice.opp_boards[chosen].copy()
         over = choice.points[chosen] > 0
