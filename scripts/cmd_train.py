@@ -77,6 +77,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-lambda", type=float, default=r.lam,
                         help="refine, returns labels: λ of the λ-return (1: the luck-adjusted return to the end; "
                              "0: the 1-ply value; see training/returns.py)")
+    parser.add_argument("--refine-restart-class", choices=("contact", "crashed", "race"), default=None,
+                        help="refine, returns labels: pool the positions of this class that games from the opening reach, "
+                             "and restart finished games from them (with chance --refine-restart)")
+    parser.add_argument("--refine-restart", type=float, default=r.restart,
+                        help="refine, returns labels: chance that a finished game restarts from a pooled "
+                             "--refine-restart-class position instead of the opening")
     parser.add_argument("--reuse", type=float, default=r.reuse, help="refine: gradient steps per batch of new labels")
     rc = RaceConfig()
     parser.add_argument("--race-positions", type=int, default=rc.positions, help="race: race positions to label")
@@ -174,6 +180,10 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-explore must be between 0 and 1, got {args.refine_explore}")
     if not 0.0 <= args.refine_lambda <= 1.0:
         raise CliError(f"--refine-lambda must be between 0 and 1, got {args.refine_lambda}")
+    if not 0.0 <= args.refine_restart <= 1.0:
+        raise CliError(f"--refine-restart must be between 0 and 1, got {args.refine_restart}")
+    if args.refine_restart > 0 and (args.refine_restart_class is None or args.refine_labels != "returns"):
+        raise CliError("--refine-restart needs --refine-restart-class and --refine-labels returns")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
         raise CliError("--refine-lr must be positive and --refine-lr-end at least 0")
     refuse_to_overwrite(args.out, args.resume, args.overwrite)
@@ -182,7 +192,8 @@ def _refine(args: argparse.Namespace) -> int:
                        checkpoint_minutes=args.checkpoint_minutes, eval_minutes=args.eval_minutes,
                        eval_games=args.eval_games, seed=args.seed, labels=args.refine_labels,
                        nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse,
-                       lr_end=args.refine_lr_end, explore=args.refine_explore, lam=args.refine_lambda)
+                       lr_end=args.refine_lr_end, explore=args.refine_explore, lam=args.refine_lambda,
+                       restart_class=args.refine_restart_class, restart=args.refine_restart)
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.classes import CLASS_NAMES, classify
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.position import Position
 from engine.values import flip_probs, mover_equity
@@ -63,7 +64,9 @@ class ReturnGenerator:
     roll) of the games that ended in it, with their luck-adjusted returns. A game longer than
     ``cfg.max_game_plies`` is cut there and labelled from the nets' value of its last
     position, as a truncated rollout is. Every game starts from ``start`` (player on roll),
-    by default the opening position, whose first roll is an opening roll.
+    by default the opening position, whose first roll is an opening roll; with
+    ``cfg.restart_class``, now and then from a pooled position of that class instead
+    (:class:`RestartPool`).
     """
 
     def __init__(self, cfg: RefineConfig, rng: np.random.Generator, start: np.ndarray | None = None) -> None:
@@ -80,6 +83,9 @@ class ReturnGenerator:
         self.disputed = 0  # search labels count disputed decisions; every decision here is labelled alike
         self.explored = 0  # plies that played another result than the best (``cfg.explore``)
         self.games = 0
+        self.pool = RestartPool(cfg) if cfg.restart_class and cfg.restart > 0 else None
+        self.from_start = np.ones(n, bool)  # games that began at ``start`` (they feed the pool)
+        self.restarts = 0
 
     def _labels(self, g: int, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Game ``g``'s positions and labels; ``last`` is the value after its last move
@@ -99,6 +105,8 @@ class ReturnGenerator:
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions of the games that ended."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
+        if self.pool is not None:
+            self.pool.add(self.boards[self.from_start])
         choice, best_opp, offsets = every_roll(evaluate, self.boards)
         best = choice.index  # (n * 21,) best child of each (game, roll)
         mine = flip_probs(np.asarray(best_opp, np.float64)).reshape(n, NUM_ROLLS, 5)
@@ -124,15 +132,43 @@ class ReturnGenerator:
         nxt = choice.opp_boards[chosen].copy()
         over = choice.points[chosen] > 0
         cut = np.array([len(h) >= cfg.max_game_plies for h in self.history]) & ~over
+        self.opening[:] = False
         for g in np.flatnonzero(over | cut):
             b, t = self._labels(g, played[g])
             out_b.append(b)
             out_t.append(t)
             self.games += 1
-            nxt[g] = self.start
+            again = self.pool.draw(rng) if self.pool is not None and rng.random() < cfg.restart else None
+            self.from_start[g] = again is None
+            self.opening[g] = self.opening_start and again is None
+            nxt[g] = self.start if again is None else again
+            self.restarts += again is not None
         self.boards = nxt
-        self.opening[:] = False
-        self.opening[over | cut] = self.opening_start
         if not out_b:
             return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
         return np.concatenate(out_b), np.concatenate(out_t)
+
+
+class RestartPool:
+    """The last ``cfg.restart_pool`` positions of class ``cfg.restart_class`` offered to it
+    (player on roll), to restart games from."""
+
+    def __init__(self, cfg: RefineConfig) -> None:
+        if cfg.restart_class not in CLASS_NAMES:
+            raise ValueError(f"restart_class must be one of {', '.join(CLASS_NAMES)}, got {cfg.restart_class!r}")
+        self.cls = CLASS_NAMES.index(cfg.restart_class)
+        self.boards = np.zeros((cfg.restart_pool, 26), np.int8)
+        self.added = 0
+
+    def add(self, boards: np.ndarray) -> None:
+        """Keep those of ``boards`` that are of the pool's class."""
+        if len(boards) == 0:
+            return
+        for b in boards[classify(boards) == self.cls]:
+            self.boards[self.added % len(self.boards)] = b
+            self.added += 1
+
+    def draw(self, rng: np.random.Generator) -> np.ndarray | None:
+        """A pooled position chosen uniformly, or None while the pool is empty."""
+        held = min(self.added, len(self.boards))
+        return self.boards[rng.integers(held)].copy() if held else None

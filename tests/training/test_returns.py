@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from engine.bearoff import get_db
-from engine.classes import BEAROFF2, CONTACT, classify
+from engine.classes import BEAROFF1, BEAROFF2, CONTACT, classify
 from engine.position import Position
 from training.config import RefineConfig
 from training.labels import ply1_probs
 from training.refine import keep_nets, make_generator
-from training.returns import OPENING_WEIGHTS, ReturnGenerator
+from training.returns import OPENING_WEIGHTS, RestartPool, ReturnGenerator
 
 
 def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
@@ -186,3 +186,47 @@ def test_lambda_blends_the_one_ply_value_and_the_return_linearly():
     first = np.arange(0, len(b1), 2)  # each game's first position: its rest is one more ply
     assert np.allclose(yh[first], 0.5 * v1[first] + 0.5 * y1[first], atol=1e-5)
     assert not np.allclose(y1[first], v1[first], atol=1e-3)
+
+
+def test_restarted_games_begin_at_pooled_positions_reached_from_the_start():
+    # Games from a one-sided bear-off reach the two-sided database's range; with restart
+    # chance 1 every finished game begins again at such a position, and restarted games do
+    # not feed the pool (it holds positions reached from the start only).
+    from models.checkpoint import load_evaluator
+
+    ev = load_evaluator("models/tabla.npz")
+    start = _board({1: 2, 3: 2, 5: 2, 6: 1}, {2: 2, 4: 2, 6: 2, 5: 1})
+    assert classify(start[None])[0] == BEAROFF1
+    cfg = RefineConfig(parallel_games=8, restart_class="bearoff2", restart=1.0, restart_pool=500)
+    gen = ReturnGenerator(cfg, np.random.default_rng(4), start=start)
+    for _ in range(40):
+        gen.step(ev.evaluate)
+        if not gen.from_start.any():
+            break
+    assert not gen.from_start.any() and gen.restarts >= 8
+    pooled = gen.pool.boards[:min(gen.pool.added, 500)]
+    assert len(pooled) > 0 and (classify(pooled) == BEAROFF2).all()
+    added, restarts = gen.pool.added, gen.restarts
+    labelled = np.concatenate([gen.step(ev.evaluate)[0] for _ in range(30)])
+    assert gen.pool.added == added and gen.restarts > restarts  # restarted games feed no pool
+    assert len(labelled) > 0 and (classify(labelled) == BEAROFF2).all() and not gen.opening.any()
+
+
+def test_the_restart_pool_keeps_the_last_positions_of_its_class():
+    pool = RestartPool(RefineConfig(restart_class="bearoff2", restart=0.5, restart_pool=2))
+    rng = np.random.default_rng(0)
+    assert pool.draw(rng) is None
+    a = _board({1: 2}, {2: 1})
+    b = _board({2: 2}, {3: 1})
+    c = _board({3: 2}, {4: 1})
+    one_sided = _board({1: 4, 2: 3}, {2: 1})
+    pool.add(np.stack([a, one_sided, b]))
+    assert pool.added == 2
+    pool.add(c[None])
+    drawn = {pool.draw(rng).tobytes() for _ in range(50)}
+    assert drawn == {b.tobytes(), c.tobytes()}
+
+
+def test_an_unknown_restart_class_is_refused():
+    with pytest.raises(ValueError, match="restart_class must be one of"):
+        RestartPool(RefineConfig(restart_class="blitz", restart=0.5))
