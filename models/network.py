@@ -93,12 +93,6 @@ class NumpyNet:
         xb[:, -1] = 1.0
         return xb
 
-    def forward_inputs(self, x: np.ndarray) -> np.ndarray:
-        """Probabilities from already encoded inputs (N, inputs)."""
-        xb = self._input_buffer(x.shape[0])
-        xb[:, :-1] = x
-        return self._forward_biased(xb)
-
     def _forward_biased(self, xb: np.ndarray) -> np.ndarray:
         """Probabilities from encoded inputs followed by a column of ones (N, inputs + 1)."""
         h = xb @ self._neg_w1b  # −(x·W1 + b1)
