@@ -78,10 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refine, returns labels: λ of the λ-return (1: the luck-adjusted return to the end; "
                              "0: the 1-ply value; see training/returns.py)")
     parser.add_argument("--refine-restart-class", choices=("contact", "crashed", "race"), default=None,
-                        help="refine, returns labels: pool the positions of this class that games from the opening reach, "
+                        help="refine: pool the positions of this class that games from the opening reach, "
                              "and restart finished games from them (with chance --refine-restart)")
     parser.add_argument("--refine-restart", type=float, default=r.restart,
-                        help="refine, returns labels: chance that a finished game restarts from a pooled "
+                        help="refine: chance that a finished game restarts from a pooled "
                              "--refine-restart-class position instead of the opening")
     parser.add_argument("--reuse", type=float, default=r.reuse, help="refine: gradient steps per batch of new labels")
     rc = RaceConfig()
@@ -182,8 +182,8 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-lambda must be between 0 and 1, got {args.refine_lambda}")
     if not 0.0 <= args.refine_restart <= 1.0:
         raise CliError(f"--refine-restart must be between 0 and 1, got {args.refine_restart}")
-    if args.refine_restart > 0 and (args.refine_restart_class is None or args.refine_labels != "returns"):
-        raise CliError("--refine-restart needs --refine-restart-class and --refine-labels returns")
+    if args.refine_restart > 0 and args.refine_restart_class is None:
+        raise CliError("--refine-restart needs --refine-restart-class")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
         raise CliError("--refine-lr must be positive and --refine-lr-end at least 0")
     refuse_to_overwrite(args.out, args.resume, args.overwrite)

@@ -103,7 +103,7 @@ def _stage_row(st: dict) -> str:
         rc = st.get("refine_config", {})
         what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
-                f"({int(st.get('disputed', 0)):,} disputed), {rc.get('candidates')} candidates per decision, Adam lr {_refine_lr(rc)}, "
+                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision, Adam lr {_refine_lr(rc)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "race":
         rc = st.get("race_config", {})

@@ -106,15 +106,15 @@ class RefineConfig(RunConfig):
     under-rate are labelled too; the luck of that roll is then measured from the result
     played, which keeps the earlier labels those of the nets' best play."""
     restart_class: str | None = None
-    """``returns``: with a class name of :data:`engine.classes.CLASS_NAMES` (``crashed``), positions of that
+    """With a class name of :data:`engine.classes.CLASS_NAMES` (``crashed``), positions of that
     class reached by games that began at the opening are pooled (the last
     ``restart_pool`` of them), and a finished game starts again from a pooled position
     with chance ``restart``, so that a class rare in self-play is labelled more often."""
     restart: float = 0.0
-    """``returns``: chance that a finished game restarts from a pooled ``restart_class``
+    """Chance that a finished game restarts from a pooled ``restart_class``
     position instead of the opening."""
     restart_pool: int = 20_000
-    """``returns``: pooled positions kept for restarts (the most recent)."""
+    """Pooled positions kept for restarts (the most recent)."""
     max_game_plies: int = 600
     """``returns``: a game still going after this many plies is cut and valued by the nets."""
     lam: float = 1.0

@@ -29,7 +29,7 @@ from training.netset import TorchNets
 from engine.classes import classify
 from engine.dice import opening_rolls
 from models.multinet import NET_FOR_CLASS
-from training.returns import ReturnGenerator
+from training.returns import RestartPool, ReturnGenerator
 from training.trainer import TrainState, _raise_interrupt, strength_check
 
 log = logging.getLogger(__name__)
@@ -67,10 +67,15 @@ class Generator:
         self.decisions = 0
         self.disputed = 0
         self.explored = 0  # plies that played the second-best result
+        self.pool = RestartPool(cfg) if cfg.restart_class and cfg.restart > 0 else None
+        self.from_start = np.ones(cfg.parallel_games, bool)  # games that began at the opening (they feed the pool)
+        self.restarts = 0
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions (opponent on roll)."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
+        if self.pool is not None:
+            self.pool.add(self.boards[self.from_start])
         dice = rng.integers(1, 7, size=(n, 2))
         if self.opening.any():
             dice[self.opening] = opening_rolls(rng, int(self.opening.sum()))
@@ -115,9 +120,11 @@ class Generator:
         done = choice.points[chosen] > 0
         self.boards = choice.opp_boards[chosen].copy()
         self.opening[:] = False
-        if done.any():
-            self.boards[done] = Position.start().array()
-            self.opening[done] = True
+        for g in np.flatnonzero(done):
+            again = self.pool.draw(rng) if self.pool is not None and rng.random() < cfg.restart else None
+            self.boards[g] = Position.start().array() if again is None else again
+            self.opening[g] = self.from_start[g] = again is None
+            self.restarts += again is not None
         if not labels_b:
             return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
         return np.concatenate(labels_b), np.concatenate(labels_t)

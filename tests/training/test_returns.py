@@ -230,3 +230,26 @@ def test_the_restart_pool_keeps_the_last_positions_of_its_class():
 def test_an_unknown_restart_class_is_refused():
     with pytest.raises(ValueError, match="restart_class must be one of"):
         RestartPool(RefineConfig(restart_class="blitz", restart=0.5))
+
+
+def test_search_label_games_restart_from_the_pool_too():
+    # The search-label generator pools and restarts as the returns generator does: every
+    # finished game begins again at a pooled race position reached from the opening.
+    from models.checkpoint import load_evaluator
+    from engine.classes import RACE
+    from training.refine import Generator
+
+    ev = load_evaluator("models/tabla.npz")
+    cfg = RefineConfig(parallel_games=4, candidates=2, keep_agreed=0.0, restart_class="race", restart=1.0, restart_pool=500)
+    gen = Generator(cfg, np.random.default_rng(12))
+    for _ in range(400):
+        gen.step(ev.evaluate)
+        if not gen.from_start.any():
+            break
+    assert not gen.from_start.any() and gen.restarts >= 4 and not gen.opening.any()
+    pooled = gen.pool.boards[:min(gen.pool.added, 500)]
+    assert len(pooled) > 0 and (classify(pooled) == RACE).all()
+    added = gen.pool.added
+    for _ in range(5):
+        gen.step(ev.evaluate)
+    assert gen.pool.added == added
