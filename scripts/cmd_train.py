@@ -77,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-lambda", type=float, default=r.lam,
                         help="refine, returns labels: λ of the λ-return (1: the luck-adjusted return to the end; "
                              "0: the 1-ply value; see training/returns.py)")
+    parser.add_argument("--refine-policy-ply", type=int, choices=(1, 2), default=r.policy_ply,
+                        help="refine, returns labels: the self-play's depth (2: the best of the --candidates best "
+                             "results by Tabla's 2-ply search)")
     parser.add_argument("--refine-restart-class", choices=("contact", "crashed", "race"), default=None,
                         help="refine: pool the positions of this class that games from the opening reach, "
                              "and restart finished games from them (with chance --refine-restart)")
@@ -193,7 +196,8 @@ def _refine(args: argparse.Namespace) -> int:
                        eval_games=args.eval_games, seed=args.seed, labels=args.refine_labels,
                        nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse,
                        lr_end=args.refine_lr_end, explore=args.refine_explore, lam=args.refine_lambda,
-                       restart_class=args.refine_restart_class, restart=args.refine_restart)
+                       restart_class=args.refine_restart_class, restart=args.refine_restart,
+                       policy_ply=args.refine_policy_ply)
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")

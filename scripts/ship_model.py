@@ -48,6 +48,14 @@ def _explore_text(rc: dict, st: dict) -> str:
     return f" (at {e:.0%} of plies one of the 2nd to {rc.get('candidates')}th best results{done})"
 
 
+def _policy_text(rc: dict, st: dict) -> str:
+    """How deep returns self-play searched its plays."""
+    if rc.get("policy_ply", 1) == 1:
+        return ""
+    done = f"; {int(st['deeper']):,} plies played otherwise than the nets' best" if "deeper" in st else ""
+    return f" (each play the best at 2 ply of the nets' {rc.get('candidates')} best results{done})"
+
+
 def _restart_text(rc: dict, st: dict) -> str:
     """How often returns self-play restarted from pooled positions of one class."""
     if not rc.get("restart") or not rc.get("restart_class"):
@@ -95,7 +103,7 @@ def _stage_row(st: dict) -> str:
         rc = st["refine_config"]
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on the {_returns_text(rc)} of {int(st.get('labelled_here', 0)):,} positions of greedy "
-                f"1-ply self-play{_explore_text(rc, st)}{_restart_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; {_label_text(rc)}, "
+                f"{rc.get('policy_ply', 1)}-ply self-play{_policy_text(rc, st)}{_explore_text(rc, st)}{_restart_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; {_label_text(rc)}, "
                 f"`training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")

@@ -105,6 +105,10 @@ class RefineConfig(RunConfig):
     ``candidates``-th by the nets (uniformly) instead of the best, so that results the nets
     under-rate are labelled too; the luck of that roll is then measured from the result
     played, which keeps the earlier labels those of the nets' best play."""
+    policy_ply: int = 1
+    """``returns``: the depth the self-play plays at: 1, the nets' best play; 2, the best by
+    Tabla's 2-ply search of the ``candidates`` best results by the nets (the luck of the
+    roll is then measured from the result played, as with ``explore``)."""
     restart_class: str | None = None
     """With a class name of :data:`engine.classes.CLASS_NAMES` (``crashed``), positions of that
     class reached by games that began at the opening are pooled (the last

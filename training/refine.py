@@ -171,13 +171,14 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
     while not stop.is_set() and os.getppid() == parent:
         bs, ts = [], []
-        d0, s0, e0, r0 = gen.decisions, gen.disputed, gen.explored, getattr(gen, "restarts", 0)
+        d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.restarts, getattr(gen, "deeper", 0)
         for _ in range(cfg.steps_per_round):
             b, t = gen.step(nets.evaluate)
             bs.append(b)
             ts.append(t)
         b, t = keep_nets(np.concatenate(bs), np.concatenate(ts), cfg.nets)
-        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0, getattr(gen, "restarts", 0) - r0))
+        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0, gen.restarts - r0,
+                   getattr(gen, "deeper", 0) - p0))
 
 
 def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:
@@ -204,7 +205,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     labelled0 = int(ck.get("labelled", 0))
     stage = {"stage": "refine", "games": state.games, "labelled": labelled0, "bearoff": bearoff is not None,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": git_commit(), "refine_config": cfg.to_dict(),
-             "labelled_here": 0, "decisions": 0, "disputed": 0, "explored": 0, "restarts": 0}
+             "labelled_here": 0, "decisions": 0, "disputed": 0, "explored": 0, "restarts": 0, "deeper": 0}
     state.stages.append(stage)
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
@@ -239,19 +240,21 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                         {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
                         {"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": state.wall_seconds,
                          "metrics": state.metrics})
-        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed, %d explored, %d restarts)", buf.count,
-                 stage["decisions"], stage["disputed"], stage["explored"], stage["restarts"])
+        log.info("checkpoint at %d labelled positions (%d decisions, %d disputed, %d explored, %d restarts, %d played "
+                 "otherwise at 2 ply)", buf.count, stage["decisions"], stage["disputed"], stage["explored"],
+                 stage["restarts"], stage["deeper"])
 
     previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         while time.time() - t0 < minutes * 60:
             try:
-                b, t, dec, dis, exp, rst = out_q.get(timeout=1.0)
+                b, t, dec, dis, exp, rst, dpr = out_q.get(timeout=1.0)
                 buf.add(b, t)
                 stage["decisions"] += dec
                 stage["disputed"] += dis
                 stage["explored"] += exp
                 stage["restarts"] += rst
+                stage["deeper"] += dpr
                 owed += cfg.reuse * len(b) / cfg.batch_size
             except queue.Empty:
                 if not all(p.is_alive() for p in procs):

@@ -50,7 +50,7 @@ from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.position import Position
 from engine.values import flip_probs, mover_equity
 from training.config import RefineConfig
-from training.labels import NUM_ROLLS, every_roll
+from training.labels import NUM_ROLLS, every_roll, ply1_probs
 
 OPENING_WEIGHTS = np.where(ROLL_ARRAY[:, 0] != ROLL_ARRAY[:, 1], ROLL_WEIGHTS, 0.0)
 OPENING_WEIGHTS = OPENING_WEIGHTS / OPENING_WEIGHTS.sum()
@@ -86,6 +86,7 @@ class ReturnGenerator:
         self.pool = RestartPool(cfg) if cfg.restart_class and cfg.restart > 0 else None
         self.from_start = np.ones(n, bool)  # games that began at ``start`` (they feed the pool)
         self.restarts = 0
+        self.deeper = 0  # plies where the 2-ply policy played another result than the nets' best
 
     def _labels(self, g: int, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Game ``g``'s positions and labels; ``last`` is the value after its last move
@@ -102,6 +103,33 @@ class ReturnGenerator:
         self.history[g] = []
         return boards, labels.astype(np.float32)
 
+    def _play_two_ply(self, evaluate, choice, offsets, segment, chosen, played) -> None:
+        """Replace each game's play by the best of its ``candidates`` best results by the nets
+        at 2 ply (their 1-ply values, the opponent to roll); ``played`` keeps the nets' value
+        of the result played."""
+        cand, owner = [], []
+        for g, seg in enumerate(segment):
+            a, b = offsets[seg], offsets[seg + 1]
+            if b - a < 2:
+                continue
+            order = a + np.argsort(-mover_equity(choice.opp_probs[a:b]), kind="stable")[: self.cfg.candidates]
+            cand.extend(order.tolist())
+            owner.extend([g] * len(order))
+        if not cand:
+            return
+        rows, owner = np.array(cand), np.array(owner)
+        live = choice.points[rows] == 0
+        deep = np.array(choice.opp_probs[rows])  # opponent's view
+        deep[live] = ply1_probs(evaluate, choice.opp_boards[rows[live]])
+        eq = mover_equity(deep)  # the mover's equity after each candidate
+        for g in np.unique(owner):
+            sel = np.flatnonzero(owner == g)
+            pick = rows[sel[int(np.argmax(eq[sel]))]]
+            if pick != chosen[g]:
+                chosen[g] = pick
+                played[g] = flip_probs(np.asarray(choice.opp_probs[pick], np.float64))
+                self.deeper += 1
+
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions of the games that ended."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
@@ -116,6 +144,8 @@ class ReturnGenerator:
         segment = np.arange(n) * NUM_ROLLS + rolled
         chosen = best[segment]
         played = mine[np.arange(n), rolled]
+        if cfg.policy_ply == 2:
+            self._play_two_ply(evaluate, choice, offsets, segment, chosen, played)
         if cfg.explore > 0:
             for g in np.flatnonzero(rng.random(n) < cfg.explore):
                 a, b = offsets[segment[g]], offsets[segment[g] + 1]

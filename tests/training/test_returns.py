@@ -253,3 +253,41 @@ def test_search_label_games_restart_from_the_pool_too():
     for _ in range(5):
         gen.step(ev.evaluate)
     assert gen.pool.added == added
+
+
+def test_two_ply_self_play_plays_the_best_of_the_candidates_at_two_ply():
+    # For every roll of a middle-game position, the play kept is the candidate (among the
+    # nets' best few) with the highest 2-ply value, and the value kept for the luck is the
+    # nets' own value of that result; on some rolls that is not the nets' best play.
+    from models.checkpoint import load_evaluator
+    from engine.values import flip_probs as flip
+    from engine.values import mover_equity as meq
+    from training.labels import every_roll
+
+    ev = load_evaluator("models/tabla.npz")
+    board = _board({6: 4, 8: 3, 13: 4, 24: 2, 3: 1, 20: 1}, {6: 5, 8: 2, 13: 5, 24: 2, 11: 1})
+    cfg = RefineConfig(parallel_games=21, policy_ply=2, candidates=4)
+    gen = ReturnGenerator(cfg, np.random.default_rng(0), start=board)
+    choice, best_opp, offsets = every_roll(ev.evaluate, board[None])
+    segment = np.arange(21)
+    chosen = choice.index[segment].copy()
+    played = flip(np.asarray(best_opp, np.float64))
+    gen._play_two_ply(ev.evaluate, choice, offsets, segment, chosen, played)
+    changed = 0
+    for r in range(21):
+        a, b = offsets[r], offsets[r + 1]
+        top = a + np.argsort(-meq(choice.opp_probs[a:b]), kind="stable")[:4]
+        two_ply = meq(ply1_probs(ev.evaluate, choice.opp_boards[top]))
+        assert chosen[r] == top[int(np.argmax(two_ply))]
+        assert np.allclose(played[r], flip(np.asarray(choice.opp_probs[chosen[r]], np.float64)))
+        changed += chosen[r] != choice.index[r]
+    assert changed == gen.deeper and changed >= 1
+
+
+def test_two_ply_self_play_with_an_exact_evaluator_keeps_exact_labels():
+    db = get_db()
+    start = _board({1: 2, 3: 1, 5: 2}, {2: 2, 4: 2, 6: 1})
+    gen = ReturnGenerator(RefineConfig(parallel_games=8, policy_ply=2, lam=0.5), np.random.default_rng(3), start=start)
+    boards, labels = _play_out(gen, db.two_sided_probs, games=16)
+    assert len(boards) > 30 and gen.deeper == 0  # exact values: the 2-ply best is the 1-ply best
+    assert np.allclose(labels, db.two_sided_probs(boards), atol=2e-3)
