@@ -103,7 +103,8 @@ def _stage_row(st: dict) -> str:
         rc = st["refine_config"]
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on the {_returns_text(rc)} of {int(st.get('labelled_here', 0)):,} positions of greedy "
-                f"{rc.get('policy_ply', 1)}-ply self-play{_policy_text(rc, st)}{_explore_text(rc, st)}{_restart_text(rc, st)} ({int(st.get('decisions', 0)):,} plies played; {_label_text(rc)}, "
+                f"{rc.get('policy_ply', 1)}-ply self-play{_policy_text(rc, st)}{_explore_text(rc, st)}{_restart_text(rc, st)} "
+                f"({int(st.get('decisions', 0)):,} plies played; {_label_text(rc)}, "
                 f"`training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")

@@ -67,15 +67,12 @@ class Generator:
         self.decisions = 0
         self.disputed = 0
         self.explored = 0  # plies that played the second-best result
-        self.pool = RestartPool(cfg) if cfg.restart_class and cfg.restart > 0 else None
-        self.from_start = np.ones(cfg.parallel_games, bool)  # games that began at the opening (they feed the pool)
-        self.restarts = 0
+        self.pool = RestartPool(cfg)
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions (opponent on roll)."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
-        if self.pool is not None:
-            self.pool.add(self.boards[self.from_start])
+        self.pool.feed(self.boards)
         dice = rng.integers(1, 7, size=(n, 2))
         if self.opening.any():
             dice[self.opening] = opening_rolls(rng, int(self.opening.sum()))
@@ -121,10 +118,9 @@ class Generator:
         self.boards = choice.opp_boards[chosen].copy()
         self.opening[:] = False
         for g in np.flatnonzero(done):
-            again = self.pool.draw(rng) if self.pool is not None and rng.random() < cfg.restart else None
+            again = self.pool.next_game(g, rng)
             self.boards[g] = Position.start().array() if again is None else again
-            self.opening[g] = self.from_start[g] = again is None
-            self.restarts += again is not None
+            self.opening[g] = again is None
         if not labels_b:
             return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
         return np.concatenate(labels_b), np.concatenate(labels_t)
@@ -171,13 +167,13 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
     while not stop.is_set() and os.getppid() == parent:
         bs, ts = [], []
-        d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.restarts, getattr(gen, "deeper", 0)
+        d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.pool.restarts, getattr(gen, "deeper", 0)
         for _ in range(cfg.steps_per_round):
             b, t = gen.step(nets.evaluate)
             bs.append(b)
             ts.append(t)
         b, t = keep_nets(np.concatenate(bs), np.concatenate(ts), cfg.nets)
-        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0, gen.restarts - r0,
+        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0, gen.pool.restarts - r0,
                    getattr(gen, "deeper", 0) - p0))
 
 

@@ -83,9 +83,7 @@ class ReturnGenerator:
         self.disputed = 0  # search labels count disputed decisions; every decision here is labelled alike
         self.explored = 0  # plies that played another result than the best (``cfg.explore``)
         self.games = 0
-        self.pool = RestartPool(cfg) if cfg.restart_class and cfg.restart > 0 else None
-        self.from_start = np.ones(n, bool)  # games that began at ``start`` (they feed the pool)
-        self.restarts = 0
+        self.pool = RestartPool(cfg)
         self.deeper = 0  # plies where the 2-ply policy played another result than the nets' best
 
     def _labels(self, g: int, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,8 +131,7 @@ class ReturnGenerator:
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions of the games that ended."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
-        if self.pool is not None:
-            self.pool.add(self.boards[self.from_start])
+        self.pool.feed(self.boards)
         choice, best_opp, offsets = every_roll(evaluate, self.boards)
         best = choice.index  # (n * 21,) best child of each (game, roll)
         mine = flip_probs(np.asarray(best_opp, np.float64)).reshape(n, NUM_ROLLS, 5)
@@ -168,11 +165,9 @@ class ReturnGenerator:
             out_b.append(b)
             out_t.append(t)
             self.games += 1
-            again = self.pool.draw(rng) if self.pool is not None and rng.random() < cfg.restart else None
-            self.from_start[g] = again is None
+            again = self.pool.next_game(g, rng)
             self.opening[g] = self.opening_start and again is None
             nxt[g] = self.start if again is None else again
-            self.restarts += again is not None
         self.boards = nxt
         if not out_b:
             return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
@@ -180,15 +175,33 @@ class ReturnGenerator:
 
 
 class RestartPool:
-    """The last ``cfg.restart_pool`` positions of class ``cfg.restart_class`` offered to it
-    (player on roll), to restart games from."""
+    """Where a self-play generator's next game begins: the last ``cfg.restart_pool`` positions
+    of class ``cfg.restart_class`` (player on roll) reached by games that began at the start,
+    drawn with chance ``cfg.restart`` (:meth:`next_game`); without a class, always the start.
+    ``from_start`` says which of the ``cfg.parallel_games`` games began at the start."""
 
     def __init__(self, cfg: RefineConfig) -> None:
-        if cfg.restart_class not in CLASS_NAMES:
+        self.chance = cfg.restart if cfg.restart_class else 0.0
+        if self.chance > 0 and cfg.restart_class not in CLASS_NAMES:
             raise ValueError(f"restart_class must be one of {', '.join(CLASS_NAMES)}, got {cfg.restart_class!r}")
-        self.cls = CLASS_NAMES.index(cfg.restart_class)
-        self.boards = np.zeros((cfg.restart_pool, 26), np.int8)
+        self.cls = CLASS_NAMES.index(cfg.restart_class) if self.chance > 0 else -1
+        self.boards = np.zeros((cfg.restart_pool if self.chance > 0 else 0, 26), np.int8)
         self.added = 0
+        self.from_start = np.ones(cfg.parallel_games, bool)
+        self.restarts = 0
+
+    def feed(self, boards: np.ndarray) -> None:
+        """Pool those of the games' current ``boards`` that began at the start and are of the class."""
+        if self.chance > 0:
+            self.add(boards[self.from_start])
+
+    def next_game(self, g: int, rng: np.random.Generator) -> np.ndarray | None:
+        """The position game ``g`` begins again from: a pooled one, with chance ``restart``
+        once the pool holds any, or None for the start."""
+        again = self.draw(rng) if self.chance > 0 and rng.random() < self.chance else None
+        self.from_start[g] = again is None
+        self.restarts += again is not None
+        return again
 
     def add(self, boards: np.ndarray) -> None:
         """Keep those of ``boards`` that are of the pool's class."""

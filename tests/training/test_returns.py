@@ -201,14 +201,14 @@ def test_restarted_games_begin_at_pooled_positions_reached_from_the_start():
     gen = ReturnGenerator(cfg, np.random.default_rng(4), start=start)
     for _ in range(40):
         gen.step(ev.evaluate)
-        if not gen.from_start.any():
+        if not gen.pool.from_start.any():
             break
-    assert not gen.from_start.any() and gen.restarts >= 8
+    assert not gen.pool.from_start.any() and gen.pool.restarts >= 8
     pooled = gen.pool.boards[:min(gen.pool.added, 500)]
     assert len(pooled) > 0 and (classify(pooled) == BEAROFF2).all()
-    added, restarts = gen.pool.added, gen.restarts
+    added, restarts = gen.pool.added, gen.pool.restarts
     labelled = np.concatenate([gen.step(ev.evaluate)[0] for _ in range(30)])
-    assert gen.pool.added == added and gen.restarts > restarts  # restarted games feed no pool
+    assert gen.pool.added == added and gen.pool.restarts > restarts  # restarted games feed no pool
     assert len(labelled) > 0 and (classify(labelled) == BEAROFF2).all() and not gen.opening.any()
 
 
@@ -244,9 +244,9 @@ def test_search_label_games_restart_from_the_pool_too():
     gen = Generator(cfg, np.random.default_rng(12))
     for _ in range(400):
         gen.step(ev.evaluate)
-        if not gen.from_start.any():
+        if not gen.pool.from_start.any():
             break
-    assert not gen.from_start.any() and gen.restarts >= 4 and not gen.opening.any()
+    assert not gen.pool.from_start.any() and gen.pool.restarts >= 4 and not gen.opening.any()
     pooled = gen.pool.boards[:min(gen.pool.added, 500)]
     assert len(pooled) > 0 and (classify(pooled) == RACE).all()
     added = gen.pool.added
