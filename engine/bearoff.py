@@ -33,6 +33,11 @@ Two-sided, ``bearoff_ts.npz`` (built on first use into the user cache dir, about
     Exactness wants 32 bits or more per value (about 5 MB compressed for ``win`` alone),
     while the build takes a few seconds: so it is built, not shipped.
 
+One-sided, wide, ``bearoff_os8.npz`` (built on first use into the user cache dir, about 25 s)
+    The same two distributions for the 490,314 positions of 0-15 checkers on a side's points
+    1-8, in the same numbering with eight counts: races where the last checkers are one or
+    two rolls from home. Home-board positions take their values from the six-point file.
+
 From two one-sided distributions, :func:`one_sided_probs` gives the five probabilities of
 a no-contact bear-off for the side on roll (who rolls first): he wins when
 ``n_me <= n_opp``; he wins a gammon when the opponent, with 15 checkers left, needs at
@@ -57,6 +62,9 @@ log = logging.getLogger("tabla.bearoff")
 
 ONE_SIDED_FILE = "bearoff_os.npz"
 TWO_SIDED_FILE = "bearoff_ts.npz"
+WIDE_FILE = "bearoff_os8.npz"
+WIDE_POINTS = bb.WIDE_POINTS
+WIDE_KIND = "one-sided-8"
 SHIPPED_DIR = Path(__file__).resolve().parent / "data"
 CUBEFUL_NAMES = ("cubeful_centred", "cubeful_owned", "cubeful_opponent_owns")
 
@@ -74,6 +82,13 @@ def cache_dir() -> Path:
 def one_sided_arrays(raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The stored form of :func:`engine.bearoff_build.build_one_sided`'s output."""
     return {"dist": bb.quantize_rows(raw["dist"]), "gammon": bb.quantize_rows(raw["gammon"])}
+
+
+def build_arrays(kind: str) -> dict[str, np.ndarray]:
+    """The stored arrays of a database kind ("one-sided", "one-sided-8", "two-sided"), built."""
+    if kind == "two-sided":
+        return two_sided_arrays(bb.build_two_sided())
+    return one_sided_arrays(bb.build_one_sided(points=WIDE_POINTS if kind == WIDE_KIND else bb.N_POINTS))
 
 
 def two_sided_arrays(raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -150,6 +165,50 @@ def _analyse(boards, binom, idx, count):
     return home
 
 
+@njit(cache=True)
+def _analyse_wide(boards, binom, npts, idx):
+    """Per board: 1 if every checker of both sides is on its points 1..npts or off (no
+    contact for npts <= 12), else 0; ``idx[i]`` = (mover, opponent) wide indices, or -1."""
+    n = boards.shape[0]
+    ok_all = np.zeros(n, np.bool_)
+    c = np.empty(npts, np.int64)
+    for i in range(n):
+        b = boards[i]
+        ok = True
+        for p in range(npts + 1, 26):
+            if b[p] > 0:
+                ok = False
+        for p in range(0, 25 - npts):
+            if b[p] < 0:
+                ok = False
+        if not ok:
+            idx[i, 0] = -1
+            idx[i, 1] = -1
+            continue
+        ok_all[i] = True
+        for p in range(npts):
+            c[p] = max(b[p + 1], 0)
+        idx[i, 0] = bb.rank_counts(c, binom)
+        for p in range(npts):
+            c[p] = max(-b[24 - p], 0)
+        idx[i, 1] = bb.rank_counts(c, binom)
+    return ok_all
+
+
+def analyse_wide(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(in range (N,) bool, indices (N, 2) int64)`` of boards (N, 26) in the wide
+    one-sided database (every checker of both sides on its points 1-8 or off), -1 outside."""
+    b = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int8)
+    idx = np.zeros((b.shape[0], 2), np.int64)
+    ok = _analyse_wide(b, bb._BINOM, WIDE_POINTS, idx)
+    return ok, idx
+
+
+def in_one_sided_wide(boards: np.ndarray) -> np.ndarray:
+    """(N,) bool: every checker of both sides on its points 1-8 or off (no contact)."""
+    return analyse_wide(boards)[0]
+
+
 def analyse(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(in_one_sided (N,) bool, indices (N, 2) int64, checkers (N, 2) int64)`` of boards
     (N, 26): the database indices of (mover, opponent), -1 outside the one-sided range."""
@@ -183,25 +242,28 @@ def counts_index(counts: tuple[int, ...] | np.ndarray) -> int:
 class BearoffDB:
     """The two databases, each loaded (or built, when ``build_missing``) on first use."""
 
-    def __init__(self, one_sided_path: Path, two_sided_path: Path, build_missing: bool = False) -> None:
+    def __init__(self, one_sided_path: Path, two_sided_path: Path, build_missing: bool = False,
+                 wide_path: Path | None = None) -> None:
         self.one_sided_path = Path(one_sided_path)
         self.two_sided_path = Path(two_sided_path)
+        self.wide_path = Path(wide_path) if wide_path is not None else self.one_sided_path.with_name(WIDE_FILE)
         self.build_missing = build_missing
         self._os: dict[str, np.ndarray] | None = None
         self._ts: dict[str, np.ndarray] | None = None
+        self._wide: dict[str, np.ndarray] | None = None
 
     @classmethod
     def from_dir(cls, directory: Path) -> "BearoffDB":
-        """Both files from one directory (as ``tabla bearoff build --out DIR`` writes them)."""
+        """The files from one directory (as ``tabla bearoff build --out DIR`` writes them)."""
         d = Path(directory)
-        return cls(d / ONE_SIDED_FILE, d / TWO_SIDED_FILE)
+        return cls(d / ONE_SIDED_FILE, d / TWO_SIDED_FILE, wide_path=d / WIDE_FILE)
 
     @classmethod
     def default(cls) -> "BearoffDB":
-        """The shipped one-sided file (else the cache), the two-sided one from the cache."""
+        """The shipped one-sided file (else the cache), the two-sided and wide ones from the cache."""
         shipped = SHIPPED_DIR / ONE_SIDED_FILE
         os_path = shipped if shipped.exists() else cache_dir() / ONE_SIDED_FILE
-        return cls(os_path, cache_dir() / TWO_SIDED_FILE, build_missing=True)
+        return cls(os_path, cache_dir() / TWO_SIDED_FILE, build_missing=True, wide_path=cache_dir() / WIDE_FILE)
 
     def _load(self, path: Path, kind: str) -> dict[str, np.ndarray]:
         if path.exists() or not self.build_missing:
@@ -214,8 +276,7 @@ class BearoffDB:
                     raise
                 log.warning("rebuilding the unusable bearoff database %s", path)
         log.info("building the %s bearoff database into %s", kind, path)
-        arrays = (one_sided_arrays(bb.build_one_sided()) if kind == "one-sided"
-                  else two_sided_arrays(bb.build_two_sided()))
+        arrays = build_arrays(kind)
         try:
             write_db(path, arrays, kind)
         except OSError as exc:
@@ -228,6 +289,13 @@ class BearoffDB:
         if self._os is None:
             self._os = self._load(self.one_sided_path, "one-sided")
         return self._os
+
+    @property
+    def wide(self) -> dict[str, np.ndarray]:
+        """``{"dist": (490314, 32) uint16, "gammon": (490314, 16) uint16}``: points 1-8."""
+        if self._wide is None:
+            self._wide = self._load(self.wide_path, WIDE_KIND)
+        return self._wide
 
     @property
     def two_sided(self) -> dict[str, np.ndarray]:
@@ -246,14 +314,25 @@ class BearoffDB:
         """Mean number of rolls to bear off every checker (from the stored distribution)."""
         return self.distributions(index)[0] @ np.arange(bb.N_ROLLS, dtype=np.float64)
 
+    def wide_distributions(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`distributions` of indices of the wide (points 1-8) database."""
+        d = self.wide
+        return d["dist"][index] / bb.SCALE, d["gammon"][index] / bb.SCALE
+
     def one_sided_probs(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) float64 probabilities for the side on roll from the two sides' one-sided
-        distributions; every board must be :func:`in_one_sided`."""
+        distributions; every board must be :func:`in_one_sided_wide` (the six-point
+        database serves the boards :func:`in_one_sided`, the wide one the others)."""
         home, idx, _ = analyse(boards)
-        if not home.all():
-            raise BearoffError("one_sided_probs needs every checker of both sides on its home points or off")
         pa, ga = self.distributions(idx[:, 0])
         pb, gb = self.distributions(idx[:, 1])
+        if not home.all():
+            wide, widx = analyse_wide(boards)
+            if not wide.all():
+                raise BearoffError("one_sided_probs needs every checker of both sides on its points 1-8 or off")
+            out = ~home
+            pa[out], ga[out] = self.wide_distributions(widx[out, 0])
+            pb[out], gb[out] = self.wide_distributions(widx[out, 1])
         n = len(idx)
         surv_b = np.cumsum(pb[:, ::-1], axis=1)[:, ::-1]  # P(n_opp >= n)
         first_a = np.zeros((n, bb.N_ROLLS + 1))  # P(first_off >= n), n = 0 .. 32

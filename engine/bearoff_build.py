@@ -30,6 +30,7 @@ from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.movegen import _HASH_SIZE, _ZOBRIST, MAX_DICE, _generate_core
 
 N_POINTS = 6
+WIDE_POINTS = 8  # the wide one-sided database: 0-15 checkers on points 1-8 (490,314 positions)
 MAX_CHECKERS = 15
 ONE_SIDED_SIZE = 54264  # C(21, 6)
 TWO_SIDED_CHECKERS = 6
@@ -39,9 +40,9 @@ N_GAMMON = 16  # first-off distribution: P(n rolls), n = 0 .. 15 (the last entry
 SCALE = 65535  # 16-bit fixed point: a stored value v means v / SCALE
 FORMAT_VERSION = 1
 
-_BINOM = np.zeros((32, 8), np.int64)
+_BINOM = np.zeros((32, 12), np.int64)
 for _n in range(32):
-    for _k in range(8):
+    for _k in range(12):
         _BINOM[_n, _k] = 1 if _k == 0 else (0 if _n < _k else _BINOM[_n - 1, _k - 1] + _BINOM[_n - 1, _k])
 
 _CAP = 2048  # per-roll result capacity for the move generator's scratch
@@ -49,21 +50,24 @@ _CAP = 2048  # per-roll result capacity for the move generator's scratch
 
 @njit(cache=True)
 def rank_counts(c, binom) -> int:
-    """Index of the six counts ``c`` (points 1..6) in the numbering of this module."""
+    """Index of the counts ``c`` (points 1..P, P = ``len(c)``, six for the home board) in
+    the numbering of this module."""
+    npts = c.shape[0]
     s = -1
     r = 0
-    for j in range(1, N_POINTS + 1):
-        s += c[N_POINTS - j] + 1
+    for j in range(1, npts + 1):
+        s += c[npts - j] + 1
         r += binom[s, j]
     return r
 
 
 @njit(cache=True)
 def unrank_counts(r, binom, out) -> None:
-    """Write the six counts of index ``r`` into ``out`` (inverse of :func:`rank_counts`)."""
+    """Write the ``len(out)`` counts of index ``r`` into ``out`` (inverse of :func:`rank_counts`)."""
+    npts = out.shape[0]
     s_next = 64
-    svals = np.empty(N_POINTS + 1, np.int64)
-    for j in range(N_POINTS, 0, -1):
+    svals = np.empty(npts + 1, np.int64)
+    for j in range(npts, 0, -1):
         s = j - 1
         while s + 1 < s_next and binom[s + 1, j] <= r:
             s += 1
@@ -71,46 +75,51 @@ def unrank_counts(r, binom, out) -> None:
         r -= binom[s, j]
         s_next = s
     prev = -1
-    for j in range(1, N_POINTS + 1):
-        out[N_POINTS - j] = svals[j] - prev - 1
+    for j in range(1, npts + 1):
+        out[npts - j] = svals[j] - prev - 1
         prev = svals[j]
 
 
-def all_positions(size: int = ONE_SIDED_SIZE) -> np.ndarray:
-    """The counts (points 1..6) of indices ``0 .. size - 1``, shape (size, 6) int8."""
-    return _all_positions(size, _BINOM)
+def one_sided_size(points: int = N_POINTS) -> int:
+    """Positions of 0-15 checkers on ``points`` points: C(15 + points, points)."""
+    return int(_BINOM[MAX_CHECKERS + points, points])
+
+
+def all_positions(size: int = ONE_SIDED_SIZE, points: int = N_POINTS) -> np.ndarray:
+    """The counts (points 1..P) of indices ``0 .. size - 1``, shape (size, P) int8."""
+    return _all_positions(size, points, _BINOM)
 
 
 @njit(cache=True)
-def _all_positions(size, binom):
-    out = np.empty((size, N_POINTS), np.int8)
-    tmp = np.empty(N_POINTS, np.int64)
+def _all_positions(size, npts, binom):
+    out = np.empty((size, npts), np.int8)
+    tmp = np.empty(npts, np.int64)
     for r in range(size):
         unrank_counts(r, binom, tmp)
-        for i in range(N_POINTS):
+        for i in range(npts):
             out[r, i] = tmp[i]
     return out
 
 
-def pip_order(pos6: np.ndarray) -> np.ndarray:
+def pip_order(pos: np.ndarray) -> np.ndarray:
     """Indices sorted by pip count (stable): every child comes before its parent."""
-    pips = pos6.astype(np.int64) @ np.arange(1, N_POINTS + 1)
+    pips = pos.astype(np.int64) @ np.arange(1, pos.shape[1] + 1)
     return np.argsort(pips, kind="stable")
 
 
 @njit(cache=True)
-def _children(board, d1, d2, binom, sc_b, sc_s, sc_n, ht_stamp, ht_idx, stamp, zob,
+def _children(board, npts, d1, d2, binom, sc_b, sc_s, sc_n, ht_stamp, ht_idx, stamp, zob,
               stack, outside, pcur, moved, sfrom, sto, dv, used_hi, out_idx, out_count):
-    """Indices of the distinct results of one side's home board ``board`` rolling d1-d2.
-
-    ``out_count[0]`` gets the checkers left on the board of each result in ``out_count[1:]``.
+    """Indices of the distinct results of one side's ``board`` (checkers on points 1..P,
+    P = ``npts``) rolling d1-d2; ``out_count[k]`` gets the checkers left on the board of
+    result ``k``.
     """
     n = _generate_core(board, d1, d2, sc_b, sc_s, sc_n, ht_stamp, ht_idx, stamp, zob,
                        stack, outside, pcur, moved, sfrom, sto, dv, used_hi)
-    c = np.empty(N_POINTS, np.int64)
+    c = np.empty(npts, np.int64)
     for k in range(n):
         tot = 0
-        for i in range(N_POINTS):
+        for i in range(npts):
             c[i] = sc_b[k, i + 1]
             tot += c[i]
         out_idx[k] = rank_counts(c, binom)
@@ -131,19 +140,20 @@ def _scratch() -> tuple:
 
 
 @njit(cache=True)
-def _one_sided_chunk(order, lo, hi, pos6, rolls, weights, binom, dist, mean, gdist, gmean,
+def _one_sided_chunk(order, lo, hi, pos, rolls, weights, binom, dist, mean, gdist, gmean,
                      sc_b, sc_s, sc_n, ht_stamp, ht_idx, stamp, zob, stack, outside, pcur, moved,
                      sfrom, sto, dv, used_hi, cidx, ccount):
     """Fill rows ``order[lo:hi]`` of the all-off and first-off distributions (float64)."""
+    npts = pos.shape[1]
     nr = dist.shape[1]
     ng = gdist.shape[1]
     board = np.zeros(26, np.int8)
     for k in range(lo, hi):
         idx = order[k]
         total = 0
-        for i in range(N_POINTS):
-            board[i + 1] = pos6[idx, i]
-            total += pos6[idx, i]
+        for i in range(npts):
+            board[i + 1] = pos[idx, i]
+            total += pos[idx, i]
         if total == 0:
             dist[idx, 0] = 1.0
             mean[idx] = 0.0
@@ -154,7 +164,7 @@ def _one_sided_chunk(order, lo, hi, pos6, rolls, weights, binom, dist, mean, gdi
         gm = 1.0
         for r in range(rolls.shape[0]):
             w = weights[r]
-            n = _children(board, rolls[r, 0], rolls[r, 1], binom, sc_b, sc_s, sc_n, ht_stamp, ht_idx,
+            n = _children(board, npts, rolls[r, 0], rolls[r, 1], binom, sc_b, sc_s, sc_n, ht_stamp, ht_idx,
                           stamp, zob, stack, outside, pcur, moved, sfrom, sto, dv, used_hi, cidx, ccount)
             best = cidx[0]
             for j in range(1, n):
@@ -188,20 +198,24 @@ def _one_sided_chunk(order, lo, hi, pos6, rolls, weights, binom, dist, mean, gdi
             gmean[idx] = 0.0
 
 
-def build_one_sided(progress: Callable[[int], None] | None = None, chunk: int = 2048) -> dict[str, np.ndarray]:
-    """The one-sided database as float64 arrays: ``dist`` (54264, 32), ``gammon`` (54264, 8),
-    ``mean`` and ``gammon_mean`` (expected rolls), for the play minimising each mean."""
-    pos6 = all_positions()
-    order = pip_order(pos6)
-    dist = np.zeros((ONE_SIDED_SIZE, N_ROLLS))
-    gdist = np.zeros((ONE_SIDED_SIZE, N_GAMMON))
-    mean = np.zeros(ONE_SIDED_SIZE)
-    gmean = np.zeros(ONE_SIDED_SIZE)
+def build_one_sided(progress: Callable[[int], None] | None = None, chunk: int = 2048,
+                    points: int = N_POINTS) -> dict[str, np.ndarray]:
+    """The one-sided database of 0-15 checkers on points 1..``points`` as float64 arrays:
+    ``dist`` (size, 32), ``gammon`` (size, 16), ``mean`` and ``gammon_mean`` (expected
+    rolls), for the play minimising each mean; size = :func:`one_sided_size`. Six points
+    is the home board (54,264 positions); more points hold races one or two rolls from home."""
+    size = one_sided_size(points)
+    pos = all_positions(size, points)
+    order = pip_order(pos)
+    dist = np.zeros((size, N_ROLLS))
+    gdist = np.zeros((size, N_GAMMON))
+    mean = np.zeros(size)
+    gmean = np.zeros(size)
     sc = _scratch()
     rolls = ROLL_ARRAY.astype(np.int64)
-    for lo in range(0, ONE_SIDED_SIZE, chunk):
-        hi = min(lo + chunk, ONE_SIDED_SIZE)
-        _one_sided_chunk(order, lo, hi, pos6, rolls, ROLL_WEIGHTS, _BINOM, dist, mean, gdist, gmean, *sc)
+    for lo in range(0, size, chunk):
+        hi = min(lo + chunk, size)
+        _one_sided_chunk(order, lo, hi, pos, rolls, ROLL_WEIGHTS, _BINOM, dist, mean, gdist, gmean, *sc)
         if progress is not None:
             progress(hi - lo)
     return {"dist": dist, "gammon": gdist, "mean": mean, "gammon_mean": gmean}
@@ -223,7 +237,7 @@ def _child_table(side, rolls, binom, ptr, out, sc_b, sc_s, sc_n, ht_stamp, ht_id
         for r in range(nrolls):
             n = 0
             if m > 0:
-                n = _children(board, rolls[r, 0], rolls[r, 1], binom, sc_b, sc_s, sc_n, ht_stamp, ht_idx,
+                n = _children(board, N_POINTS, rolls[r, 0], rolls[r, 1], binom, sc_b, sc_s, sc_n, ht_stamp, ht_idx,
                               stamp, zob, stack, outside, pcur, moved, sfrom, sto, dv, used_hi, cidx, ccount)
             if total + n > out.shape[0]:
                 return -1

@@ -10,8 +10,10 @@ class           definition
 ``BEAROFF2``    no contact, every checker of both sides on its own home points (1-6 for the
                 mover, 19-24 here for the opponent), at most 6 checkers a side: the exact
                 two-sided bear-off database
-``BEAROFF1``    no contact, every checker of both sides on its home points (more than 6 on
-                a side): the one-sided bear-off database (rolls to bear off, per side)
+``BEAROFF1``    no contact, every checker of both sides on its points 1-8 (in its own
+                numbering) and not ``BEAROFF2``: the one-sided databases (rolls to bear
+                off, per side; home boards from the six-point file, the rest from the
+                eight-point one)
 ``RACE``        no contact otherwise: no checker on a bar and the mover's rearmost checker
                 lower than the opponent's rearmost (in the mover's numbering)
 ``CRASHED``     contact, and one side's board has crashed: as GNU Backgammon classifies it,
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from engine.bearoff_build import WIDE_POINTS
 
 OVER, BEAROFF2, BEAROFF1, RACE, CRASHED, CONTACT = range(6)
 CLASS_NAMES = ("over", "bearoff2", "bearoff1", "race", "crashed", "contact")
@@ -76,8 +80,10 @@ def _classify_one(b) -> int:
     if mine == 0 or theirs == 0:
         return OVER
     if b[25] == 0 and b[0] == 0 and my_rear < opp_rear:
-        if my_rear <= 6 and opp_rear >= 19:
-            return BEAROFF2 if mine <= 6 and theirs <= 6 else BEAROFF1
+        if my_rear <= 6 and opp_rear >= 19 and mine <= 6 and theirs <= 6:
+            return BEAROFF2
+        if my_rear <= WIDE_POINTS and opp_rear >= 25 - WIDE_POINTS:
+            return BEAROFF1
         return RACE
     return CRASHED if _crashed(b, False) or _crashed(b, True) else CONTACT
 

@@ -3,8 +3,9 @@
     tabla bearoff build [--out DIR] [--verify]
     tabla bearoff show --position-id 4wEAAKAAAAAAAA
 
-``build`` writes ``bearoff_os.npz`` (one-sided) and ``bearoff_ts.npz`` (two-sided) into
-``DIR`` (default: the user cache dir the engine reads the two-sided file from; use
+``build`` writes ``bearoff_os.npz`` (one-sided), ``bearoff_ts.npz`` (two-sided) and
+``bearoff_os8.npz`` (one-sided, points 1-8) into ``DIR`` (default: the user cache dir the
+engine reads the two-sided and eight-point files from; use
 ``--out engine/data`` in a checkout to regenerate the shipped one-sided file) and prints
 each file's sha256 and content digest. The build is deterministic. ``--verify`` then
 checks the one-sided file against the shipped one and the two-sided values against one
@@ -31,7 +32,7 @@ class UsageError(ValueError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", required=True, metavar="{build,show}")
-    build = sub.add_parser("build", help="build both databases")
+    build = sub.add_parser("build", help="build the databases")
     build.add_argument("--out", type=Path, default=None, help=f"output directory (default {bo.cache_dir()})")
     build.add_argument("--verify", action="store_true", help="check the result (see the module help)")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -46,28 +47,32 @@ def _build(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else bo.cache_dir()
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is not a directory")
-    bar = tqdm(total=bb.ONE_SIDED_SIZE + bb.TWO_SIDED_SIDE ** 2, unit="pos", unit_scale=True,
+    wide_size = bb.one_sided_size(bo.WIDE_POINTS)
+    bar = tqdm(total=bb.ONE_SIDED_SIZE + bb.TWO_SIDED_SIDE ** 2 + wide_size, unit="pos", unit_scale=True,
                file=sys.stderr, disable=args.no_progress or not sys.stderr.isatty(), dynamic_ncols=True)
     t0 = time.perf_counter()
     os_arrays = bo.one_sided_arrays(bb.build_one_sided(progress=bar.update))
     t1 = time.perf_counter()
     ts_arrays = bo.two_sided_arrays(bb.build_two_sided(progress=bar.update))
     t2 = time.perf_counter()
+    wide_arrays = bo.one_sided_arrays(bb.build_one_sided(progress=bar.update, points=bo.WIDE_POINTS))
+    t3 = time.perf_counter()
     bar.close()
-    written = [(bo.ONE_SIDED_FILE, os_arrays, "one-sided", t1 - t0), (bo.TWO_SIDED_FILE, ts_arrays, "two-sided", t2 - t1)]
+    written = [(bo.ONE_SIDED_FILE, os_arrays, "one-sided", t1 - t0), (bo.TWO_SIDED_FILE, ts_arrays, "two-sided", t2 - t1),
+               (bo.WIDE_FILE, wide_arrays, bo.WIDE_KIND, t3 - t2)]
     for name, arrays, kind, secs in written:
         path = out / name
         sha = bo.write_db(path, arrays, kind)
         print(f"{path}: {kind}, {path.stat().st_size:,} bytes, built in {secs:.1f} s")
         print(f"  sha256 {sha}")
         print(f"  content digest {bb.content_digest(arrays)}")
-    return _verify(os_arrays, ts_arrays) if args.verify else 0
+    return _verify(os_arrays, ts_arrays, wide_arrays) if args.verify else 0
 
 
-def _verify(os_arrays: dict[str, np.ndarray], ts_arrays: dict[str, np.ndarray]) -> int:
+def _verify(os_arrays: dict[str, np.ndarray], ts_arrays: dict[str, np.ndarray], wide_arrays: dict[str, np.ndarray]) -> int:
     ok = True
-    sums = {k: (int(v.sum(axis=1, dtype=np.int64).min()), int(v.sum(axis=1, dtype=np.int64).max()))
-            for k, v in os_arrays.items()}
+    sums = {f"{f} {k}": (int(v.sum(axis=1, dtype=np.int64).min()), int(v.sum(axis=1, dtype=np.int64).max()))
+            for f, arrays in (("six-point", os_arrays), ("eight-point", wide_arrays)) for k, v in arrays.items()}
     good = all(lo == hi == bb.SCALE for lo, hi in sums.values())
     ok &= good
     print(f"one-sided rows sum to {bb.SCALE}: {'ok' if good else 'FAILED ' + str(sums)}")
@@ -89,12 +94,18 @@ def _show(args: argparse.Namespace) -> int:
     board = position.array()[None, :]
     db = bo.get_db() if args.db is None else bo.BearoffDB.from_dir(args.db)
     home, idx, count = bo.analyse(board)
+    wide, widx = bo.analyse_wide(board)
+    if not wide[0]:
+        raise bo.BearoffError(f"not a bearoff position: some checker is beyond its {bo.WIDE_POINTS}-point")
+    count = np.array([[int(np.maximum(board[0], 0).sum()), int(np.maximum(-board[0], 0).sum())]])
     if not home[0]:
-        raise bo.BearoffError("not a bearoff position: some checker is outside its home board")
+        print(f"a checker is outside its home board: eight-point database (points 1-{bo.WIDE_POINTS})")
     for who, i in (("player on roll", 0), ("opponent", 1)):
-        dist, first = db.distributions(idx[0, i])
+        dist, first = db.distributions(idx[0, i]) if home[0] else db.wide_distributions(widx[0, i])
+        index = idx[0, i] if home[0] else widx[0, i]
         rolls = ", ".join(f"{n}: {p:.5f}" for n, p in enumerate(dist) if p > 0)
-        print(f"{who}: {count[0, i]} checker{'s' if count[0, i] != 1 else ''} on the board, index {idx[0, i]}, expected rolls {db.expected_rolls(idx[0, i]):.4f}")
+        mean = float(dist @ np.arange(bb.N_ROLLS))
+        print(f"{who}: {count[0, i]} checker{'s' if count[0, i] != 1 else ''} on the board, index {index}, expected rolls {mean:.4f}")
         print(f"  P(n rolls to bear off all) {rolls}")
         if count[0, i] == bb.MAX_CHECKERS:
             print("  P(n rolls to bear off one) " + ", ".join(f"{n}: {p:.5f}" for n, p in enumerate(first) if p > 0))

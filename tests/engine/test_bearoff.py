@@ -67,6 +67,8 @@ def test_range_predicates_need_every_checker_home():
     ])
     assert bo.in_one_sided(boards).tolist() == [True, True, False, False, False, False]
     assert bo.in_two_sided(boards).tolist() == [True, False, False, False, False, False]
+    assert bo.in_one_sided_wide(boards).tolist() == [True, True, True, True, False, False]
+    assert bo.in_one_sided_wide(np.stack([home({9: 1}, {1: 1}), home({1: 1}, {9: 1})])).tolist() == [False, False]
 
 
 # ---------------------------------------------------------------------- one-sided
@@ -291,3 +293,83 @@ def test_two_sided_cubeful_equities_agree_with_gnubg(db):
         assert 2 * cubeful[i, 2] == pytest.approx(eq["Double, take"], abs=1e-3)  # opponent owns at 2
         proper = max(eq["No double"], min(eq["Double, take"], eq["Double, pass"]))
         assert cubeful[i, 0] == pytest.approx(proper, abs=1e-3)
+
+
+# ---------------------------------------------------------------------- one-sided, points 1-8
+def test_wide_index_is_a_bijection_onto_eight_counts():
+    size = bb.one_sided_size(bo.WIDE_POINTS)
+    assert size == 490314  # C(23, 8)
+    pos = bb.all_positions(size, bo.WIDE_POINTS)
+    assert pos.sum(axis=1).max() == 15 and pos.min() == 0
+    sample = pos[::4999]
+    assert len({tuple(p) for p in pos[::7]}) == len(pos[::7])
+    assert [int(bb.rank_counts(p.astype(np.int64), bb._BINOM)) for p in sample] == list(range(0, size, 4999))
+
+
+def test_wide_database_repeats_the_home_board_file_on_home_boards():
+    db = bo.get_db()
+    pos = bb.all_positions()[::53]
+    widx = [int(bb.rank_counts(np.concatenate([p, [0, 0]]).astype(np.int64), bb._BINOM)) for p in pos]
+    six = np.arange(bb.ONE_SIDED_SIZE)[::53]
+    for name in ("dist", "gammon"):
+        assert np.array_equal(db.wide[name][widx], db.one_sided[name][six])
+
+
+@lru_cache(maxsize=None)
+def _brute_wide(counts: tuple[int, ...]) -> tuple[float, tuple[float, ...]]:
+    """(expected rolls, all-off distribution) of a side with ``counts`` on points 1..8, by
+    brute force: each roll's play with the fewest expected rolls afterwards, down to the
+    home-board file once every checker is home."""
+    db = bo.get_db()
+    if not any(counts[6:]):
+        d = db.distributions(bo.counts_index(counts[:6]))[0]
+        return float(d @ np.arange(bb.N_ROLLS)), tuple(d)
+    board = np.zeros(26, np.int8)
+    board[1:9] = counts
+    dist = np.zeros(bb.N_ROLLS)
+    mean = 1.0
+    for d1, d2 in product(range(1, 7), repeat=2):
+        m, d = min((_brute_wide(tuple(int(x) for x in np.maximum(ch[1:9], 0))) for ch in legal_results(board, d1, d2)),
+                   key=lambda t: t[0])
+        mean += m / 36
+        dist[1:] += np.array(d[:-1]) / 36
+    return mean, tuple(dist)
+
+
+def _one_roll_from_home(board: np.ndarray) -> np.ndarray:
+    return np.array(_brute_wide(tuple(int(x) for x in np.maximum(board[1:9], 0)))[1])
+
+
+@pytest.mark.parametrize("mine", [{7: 1}, {8: 1, 6: 3, 1: 5}, {7: 1, 4: 1, 3: 1, 2: 3, 1: 4}, {8: 1, 7: 1, 5: 6}])
+def test_checkers_on_the_7_and_8_points_match_brute_force(mine):
+    db = bo.get_db()
+    board = home(mine, {1: 1})
+    ok, idx = bo.analyse_wide(board[None])
+    assert ok[0]
+    got = db.wide_distributions(idx[0, 0])[0]
+    assert np.abs(got - _one_roll_from_home(board)).max() <= 2.0 / bb.SCALE
+
+
+def test_a_race_one_roll_from_home_is_valued_from_both_sides_distributions():
+    db = bo.get_db()
+    # he is on roll with 13 checkers home; I have a checker on my 7-point (33sAAMA7AwEAAA
+    # after 10/7 4/3): he wins when he needs no more rolls than I do
+    board = home({1: 5, 2: 4, 3: 4}, {1: 4, 2: 3, 3: 1, 4: 1, 7: 1})
+    mine = _one_roll_from_home(home({1: 4, 2: 3, 3: 1, 4: 1, 7: 1}, {1: 1}))
+    his = db.distributions(bo.counts_index((5, 4, 4, 0, 0, 0)))[0]
+    want = float(his @ np.cumsum(mine[::-1])[::-1])
+    got = db.one_sided_probs(board[None])[0]
+    assert got[0] == pytest.approx(want, abs=1e-4)
+    assert got[0] == pytest.approx(0.3696, abs=1e-3)
+    assert got[1:].tolist() == [0.0, 0.0, 0.0, 0.0]  # checkers are off on both sides
+
+
+def test_a_wide_race_with_fifteen_checkers_keeps_its_gammon_chances():
+    db = bo.get_db()
+    # I have all 15 on the board, two still on my 8-point; he needs one roll (one checker on
+    # his 1-point): I am gammoned unless I bear one off this roll, which only 33 (8/5(2) 6/3
+    # 3/off), 44 (8/4(2) 4/off(2)) and 66 (8/2(2) 6/off(2)) do: 3 of 36
+    p = db.one_sided_probs(home({8: 2, 6: 13}, {1: 1})[None])[0]
+    assert p.tolist() == pytest.approx([0, 0, 0, 33 / 36, 0], abs=1e-4)
+    p = db.one_sided_probs(home({1: 1}, {8: 2, 6: 13})[None])[0]
+    assert p.tolist() == pytest.approx([1, 1, 0, 0, 0])

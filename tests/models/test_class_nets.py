@@ -158,3 +158,17 @@ def test_money_cube_decisions_in_short_bearoffs_use_the_exact_two_sided_values()
     assert res.decision.no_double == pytest.approx(centred, abs=1e-6)
     # doubled, the opponent owns a cube at 2: twice the database's value per cube
     assert res.decision.double_take == pytest.approx(2 * opp_owns, abs=1e-6)
+
+
+def test_races_within_eight_points_are_valued_by_the_one_sided_databases_not_the_race_net():
+    from engine import bearoff
+    from engine.ids import position_from_id
+    from engine.movegen import legal_results
+
+    ev = ClassNets(_nets(5)[1], bearoff=bearoff.get_db())
+    # 33sAAMA7AwEAAA, 3-1: 10/6 brings the last checker home, 10/7 4/3 leaves it on the
+    # 7-point; both results are valued from the one-sided databases
+    results = legal_results(position_from_id("33sAAMA7AwEAAA").array(), 3, 1)
+    wide = bearoff.in_one_sided_wide(results)
+    assert wide.sum() >= 3 and not wide.all()
+    assert np.allclose(ev.evaluate(results[wide]), bearoff.one_sided_probs(results[wide]), atol=1e-6)

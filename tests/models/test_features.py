@@ -139,6 +139,15 @@ def test_classes_of_finished_bearoff_race_crashed_and_contact_positions():
     assert list(classify(boards)) == [OVER, BEAROFF2, BEAROFF1, RACE, CRASHED, CONTACT]
 
 
+def test_races_with_every_checker_within_eight_points_use_the_one_sided_databases():
+    # my last checker on my 8-point, his on his 8-point (my 17): one-sided databases
+    assert classify(board({8: 1, 1: 5}, {17: 1, 19: 5}))[0] == BEAROFF1
+    assert classify(board({8: 2, 7: 1}, {19: 3}))[0] == BEAROFF1  # 3 checkers, not all home
+    # a checker on my 9-point, or his on his 9-point: the race net
+    assert classify(board({9: 1, 1: 5}, {19: 6}))[0] == RACE
+    assert classify(board({1: 6}, {16: 1, 19: 5}))[0] == RACE
+
+
 def test_crashed_counts_checkers_piled_on_the_low_points_as_out_of_play():
     # 9 in play but 4 of them dead on my 1-point: 9 <= 6 + 4
     assert classify(board({24: 2, 1: 4, 2: 1, 5: 2}, {1: 2, 19: 13}))[0] == CRASHED

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.bearoff import get_db
-from engine.classes import BEAROFF1, RACE, classify
+from engine.bearoff import get_db, in_one_sided
+from engine.classes import RACE, classify
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.position import Position
 from engine.randpos import random_game_positions
@@ -38,7 +38,7 @@ def _single_checker_dist(pips: int, length: int = 12) -> np.ndarray:
 
 def test_with_every_checker_home_the_labels_are_the_one_sided_database_exactly():
     boards = random_game_positions(np.random.default_rng(3), 4000)
-    home = boards[classify(boards) == BEAROFF1][:100]
+    home = boards[in_one_sided(boards)][:100]
     assert len(home) > 20
     np.testing.assert_array_equal(RaceLabeller(8, 1).race_probs(home), get_db().one_sided_probs(home))
 
