@@ -124,6 +124,11 @@ class OnePlyChoice(NamedTuple):
     points: np.ndarray
     """(N,) :func:`result_points` of every child (0 while the game goes on)."""
 
+    def ranked(self, start: int, stop: int) -> np.ndarray:
+        """Global indices of the children ``start .. stop - 1`` (one segment), best first for
+        the mover by cubeless equity, ties in order: the first is the 1-ply choice."""
+        return start + np.argsort(-mover_equity(self.opp_probs[start:stop]), kind="stable")
+
 
 def one_ply_choice(children: np.ndarray, offsets: np.ndarray, evaluate: Callable[[np.ndarray], np.ndarray]) -> OnePlyChoice:
     """The batched 1-ply chooser (self-play and :class:`eval.duel.EvaluatorPlayer`; the

@@ -65,17 +65,14 @@ def _restart_text(rc: dict, st: dict) -> str:
             f"{rc['restart_class']} positions reached from the opening{done}")
 
 
-def _returns_text(rc: dict) -> str:
-    """What a returns stage's labels are: luck-adjusted returns, or λ-returns when λ < 1."""
+def _returns_texts(rc: dict) -> tuple[str, str]:
+    """What a returns stage's labels are (luck-adjusted returns, or λ-returns when λ < 1)
+    and how it labels a position."""
     lam = rc.get("lam", 1.0)
-    return "luck-adjusted returns" if lam == 1.0 else f"luck-adjusted λ-returns, λ = {lam:g},"
-
-
-def _label_text(rc: dict) -> str:
-    """How a returns stage labels a position."""
-    if rc.get("lam", 1.0) == 1.0:
-        return "each position's result minus the luck of every roll to the end"
-    return ("each position's 1-ply value plus λ times the difference between the next position's label and the nets' "
+    if lam == 1.0:
+        return "luck-adjusted returns", "each position's result minus the luck of every roll to the end"
+    return (f"luck-adjusted λ-returns, λ = {lam:g},",
+            "each position's 1-ply value plus λ times the difference between the next position's label and the nets' "
             "value of it (λ = 1: the result minus the luck of every roll to the end)")
 
 
@@ -101,10 +98,11 @@ def _stage_row(st: dict) -> str:
                 f"taken at {at} labelled positions, at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "returns":
         rc = st["refine_config"]
+        kind, how = _returns_texts(rc)
         what = (f"refinement (`tabla train --stage refine --refine-labels returns`) of the {' and '.join(rc.get('nets', []))} "
-                f"nets: supervised on the {_returns_text(rc)} of {int(st.get('labelled_here', 0)):,} positions of greedy "
+                f"nets: supervised on the {kind} of {int(st.get('labelled_here', 0)):,} positions of greedy "
                 f"{rc.get('policy_ply', 1)}-ply self-play{_policy_text(rc, st)}{_explore_text(rc, st)}{_restart_text(rc, st)} "
-                f"({int(st.get('decisions', 0)):,} plies played; {_label_text(rc)}, "
+                f"({int(st.get('decisions', 0)):,} plies played; {how}, "
                 f"`training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")

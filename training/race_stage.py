@@ -24,7 +24,6 @@ from engine.classes import RACE, classify
 from engine.dice import opening_rolls
 from engine.movegen import children_batch
 from engine.position import Position
-from engine.values import mover_equity
 from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
 from models.encoding import encoder
 from models.network import NetConfig, make_torch_net
@@ -49,12 +48,11 @@ def sample_race_positions(evaluate, cfg: RaceConfig, rng: np.random.Generator, p
             dice[opening] = opening_rolls(rng, int(opening.sum()))
         children, offsets = children_batch(boards, dice)
         choice = one_ply_choice(children, offsets, evaluate)
-        eq = mover_equity(choice.opp_probs)
         cls = classify(choice.opp_boards)
         chosen = np.empty(n, np.int64)
         for g in range(n):
             a, b = offsets[g], offsets[g + 1]
-            order = a + np.argsort(-eq[a:b], kind="stable")
+            order = choice.ranked(a, b)
             chosen[g] = order[1] if len(order) > 1 and rng.random() < cfg.epsilon else choice.index[g]
             for r in order[: cfg.candidates]:
                 if cls[r] == RACE and choice.points[r] == 0:

@@ -67,6 +67,7 @@ class Generator:
         self.decisions = 0
         self.disputed = 0
         self.explored = 0  # plies that played the second-best result
+        self.deeper = 0  # the returns generator's count of 2-ply plays; this one plays at 1 ply
         self.pool = RestartPool(cfg)
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
@@ -79,12 +80,11 @@ class Generator:
         children, offsets = children_batch(self.boards, dice)
         choice = one_ply_choice(children, offsets, evaluate)
         opp = choice.opp_probs
-        mover_eq = mover_equity(opp)
         cand_rows, cand_game = [], []
         chosen = np.empty(n, np.int64)
         for g in range(n):
             a, b = offsets[g], offsets[g + 1]
-            order = a + np.argsort(-mover_eq[a:b], kind="stable")  # order[0] == choice.index[g]
+            order = choice.ranked(a, b)  # order[0] == choice.index[g]
             pick = order[1] if len(order) > 1 and rng.random() < cfg.epsilon else choice.index[g]
             self.explored += int(pick != choice.index[g])
             chosen[g] = pick
@@ -167,14 +167,14 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
     while not stop.is_set() and os.getppid() == parent:
         bs, ts = [], []
-        d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.pool.restarts, getattr(gen, "deeper", 0)
+        d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.pool.restarts, gen.deeper
         for _ in range(cfg.steps_per_round):
             b, t = gen.step(nets.evaluate)
             bs.append(b)
             ts.append(t)
         b, t = keep_nets(np.concatenate(bs), np.concatenate(ts), cfg.nets)
         out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0, gen.pool.restarts - r0,
-                   getattr(gen, "deeper", 0) - p0))
+                   gen.deeper - p0))
 
 
 def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:

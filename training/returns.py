@@ -110,7 +110,7 @@ class ReturnGenerator:
             a, b = offsets[seg], offsets[seg + 1]
             if b - a < 2:
                 continue
-            order = a + np.argsort(-mover_equity(choice.opp_probs[a:b]), kind="stable")[: self.cfg.candidates]
+            order = choice.ranked(a, b)[: self.cfg.candidates]
             cand.extend(order.tolist())
             owner.extend([g] * len(order))
         if not cand:
@@ -148,8 +148,7 @@ class ReturnGenerator:
                 a, b = offsets[segment[g]], offsets[segment[g] + 1]
                 if b - a < 2:
                     continue
-                order = a + np.argsort(-mover_equity(choice.opp_probs[a:b]), kind="stable")
-                chosen[g] = order[rng.integers(1, min(cfg.candidates, b - a))]
+                chosen[g] = choice.ranked(a, b)[rng.integers(1, min(cfg.candidates, b - a))]
                 self.explored += 1
                 played[g] = flip_probs(np.asarray(choice.opp_probs[chosen[g]], np.float64))
         out_b, out_t = [], []
