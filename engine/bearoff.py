@@ -130,45 +130,11 @@ def file_meta(path: Path) -> dict[str, str]:
 
 # ---------------------------------------------------------------------- board analysis
 @njit(cache=True)
-def _analyse(boards, binom, idx, count):
-    """Per board: 1 if every checker of both sides is on its home points or off, else 0;
-    ``idx[i] = (mover index, opponent index)``, ``count[i]`` = checkers on the board each."""
-    n = boards.shape[0]
-    home = np.zeros(n, np.bool_)
-    c = np.empty(6, np.int64)
-    for i in range(n):
-        b = boards[i]
-        ok = True
-        for p in range(7, 26):
-            if b[p] > 0:
-                ok = False
-        for p in range(0, 19):
-            if b[p] < 0:
-                ok = False
-        if not ok:
-            idx[i, 0] = -1
-            idx[i, 1] = -1
-            continue
-        home[i] = True
-        t = 0
-        for p in range(6):
-            c[p] = max(b[p + 1], 0)
-            t += c[p]
-        idx[i, 0] = bb.rank_counts(c, binom)
-        count[i, 0] = t
-        t = 0
-        for p in range(6):
-            c[p] = max(-b[24 - p], 0)
-            t += c[p]
-        idx[i, 1] = bb.rank_counts(c, binom)
-        count[i, 1] = t
-    return home
-
-
-@njit(cache=True)
-def _analyse_wide(boards, binom, npts, idx):
-    """Per board: 1 if every checker of both sides is on its points 1..npts or off (no
-    contact for npts <= 12), else 0; ``idx[i]`` = (mover, opponent) wide indices, or -1."""
+def _analyse(boards, binom, npts, idx, count):
+    """Per board: 1 if every checker of both sides is on its points 1..npts or off (its
+    home points for npts = 6; no contact for npts <= 12), else 0; ``idx[i]`` = (mover,
+    opponent) indices in the ``npts``-point numbering, or -1; ``count[i]`` = checkers on
+    the board of each side."""
     n = boards.shape[0]
     ok_all = np.zeros(n, np.bool_)
     c = np.empty(npts, np.int64)
@@ -186,12 +152,13 @@ def _analyse_wide(boards, binom, npts, idx):
             idx[i, 1] = -1
             continue
         ok_all[i] = True
-        for p in range(npts):
-            c[p] = max(b[p + 1], 0)
-        idx[i, 0] = bb.rank_counts(c, binom)
-        for p in range(npts):
-            c[p] = max(-b[24 - p], 0)
-        idx[i, 1] = bb.rank_counts(c, binom)
+        for side in range(2):
+            t = 0
+            for p in range(npts):
+                c[p] = max(b[p + 1], 0) if side == 0 else max(-b[24 - p], 0)
+                t += c[p]
+            idx[i, side] = bb.rank_counts(c, binom)
+            count[i, side] = t
     return ok_all
 
 
@@ -200,7 +167,7 @@ def analyse_wide(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     one-sided database (every checker of both sides on its points 1-8 or off), -1 outside."""
     b = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int8)
     idx = np.zeros((b.shape[0], 2), np.int64)
-    ok = _analyse_wide(b, bb._BINOM, WIDE_POINTS, idx)
+    ok = _analyse(b, bb._BINOM, WIDE_POINTS, idx, np.zeros_like(idx))
     return ok, idx
 
 
@@ -215,7 +182,7 @@ def analyse(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     b = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int8)
     idx = np.zeros((b.shape[0], 2), np.int64)
     count = np.zeros((b.shape[0], 2), np.int64)
-    home = _analyse(b, bb._BINOM, idx, count)
+    home = _analyse(b, bb._BINOM, bb.N_POINTS, idx, count)
     return home, idx, count
 
 
