@@ -80,6 +80,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-policy-ply", type=int, choices=(1, 2), default=r.policy_ply,
                         help="refine, returns labels: the self-play's depth (2: the best of the --candidates best "
                              "results by Tabla's 2-ply search)")
+    parser.add_argument("--refine-policy-classes", nargs="+", choices=("contact", "crashed", "race"), default=None,
+                        help="refine, returns labels, with --refine-policy-ply 2: play at 2 ply only when the "
+                             "position on roll is of these classes (default: every class)")
     parser.add_argument("--refine-restart-class", choices=("contact", "crashed", "race"), default=None,
                         help="refine: pool the positions of this class that games from the opening reach, "
                              "and restart finished games from them (with chance --refine-restart)")
@@ -185,6 +188,8 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-lambda must be between 0 and 1, got {args.refine_lambda}")
     if not 0.0 <= args.refine_restart <= 1.0:
         raise CliError(f"--refine-restart must be between 0 and 1, got {args.refine_restart}")
+    if args.refine_policy_classes and args.refine_policy_ply != 2:
+        raise CliError("--refine-policy-classes needs --refine-policy-ply 2")
     if args.refine_restart > 0 and args.refine_restart_class is None:
         raise CliError("--refine-restart needs --refine-restart-class")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
@@ -197,7 +202,8 @@ def _refine(args: argparse.Namespace) -> int:
                        nets=tuple(dict.fromkeys(args.refine_nets)), reuse=args.reuse,
                        lr_end=args.refine_lr_end, explore=args.refine_explore, lam=args.refine_lambda,
                        restart_class=args.refine_restart_class, restart=args.refine_restart,
-                       policy_ply=args.refine_policy_ply)
+                       policy_ply=args.refine_policy_ply,
+                       policy_classes=tuple(dict.fromkeys(args.refine_policy_classes or ())))
     logging.getLogger().setLevel(logging.INFO)
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
     print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")

@@ -53,7 +53,8 @@ def _policy_text(rc: dict, st: dict) -> str:
     if rc.get("policy_ply", 1) == 1:
         return ""
     done = f"; {int(st['deeper']):,} plies played otherwise than the nets' best" if "deeper" in st else ""
-    return f" (each play the best at 2 ply of the nets' {rc.get('candidates')} best results{done})"
+    where = f" in {' and '.join(rc['policy_classes'])} positions" if rc.get("policy_classes") else ""
+    return f" (each play{where} the best at 2 ply of the nets' {rc.get('candidates')} best results{done})"
 
 
 def _restart_text(rc: dict, st: dict) -> str:

@@ -109,6 +109,9 @@ class RefineConfig(RunConfig):
     """``returns``: the depth the self-play plays at: 1, the nets' best play; 2, the best by
     Tabla's 2-ply search of the ``candidates`` best results by the nets (the luck of the
     roll is then measured from the result played, as with ``explore``)."""
+    policy_classes: tuple[str, ...] = ()
+    """With ``policy_ply`` 2: the classes (:data:`engine.classes.CLASS_NAMES`) of the
+    positions on roll played at 2 ply; the others are played at 1 ply. Empty: all."""
     restart_class: str | None = None
     """With a class name of :data:`engine.classes.CLASS_NAMES` (``crashed``), positions of that
     class reached by games that began at the opening are pooled (the last

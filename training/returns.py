@@ -85,6 +85,9 @@ class ReturnGenerator:
         self.games = 0
         self.pool = RestartPool(cfg)
         self.deeper = 0  # plies where the 2-ply policy played another result than the nets' best
+        unknown = set(cfg.policy_classes) - set(CLASS_NAMES)
+        if unknown:
+            raise ValueError(f"policy_classes must be among {', '.join(CLASS_NAMES)}, got {', '.join(sorted(unknown))}")
 
     def _labels(self, g: int, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Game ``g``'s positions and labels; ``last`` is the value after its last move
@@ -104,9 +107,15 @@ class ReturnGenerator:
     def _play_two_ply(self, evaluate, choice, offsets, segment, chosen, played) -> None:
         """Replace each game's play by the best of its ``candidates`` best results by the nets
         at 2 ply (their 1-ply values, the opponent to roll); ``played`` keeps the nets' value
-        of the result played."""
+        of the result played. With ``cfg.policy_classes``, only in games whose position on
+        roll is of one of those classes."""
         cand, owner = [], []
+        deep = np.ones(len(segment), bool)
+        if self.cfg.policy_classes:
+            deep = np.isin(classify(self.boards[: len(segment)]), [CLASS_NAMES.index(c) for c in self.cfg.policy_classes])
         for g, seg in enumerate(segment):
+            if not deep[g]:
+                continue
             a, b = offsets[seg], offsets[seg + 1]
             if b - a < 2:
                 continue

@@ -105,7 +105,7 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
                                "--minutes", "0.3", "--buffer", "5000", "--reuse", "2", "--refine-lr", "1e-3",
                                "--refine-lr-end", "1e-4", "--refine-explore", "0.2", "--refine-lambda", "0.7",
                                "--refine-restart-class", "crashed", "--refine-restart", "0.5",
-                               "--refine-policy-ply", "2"],
+                               "--refine-policy-ply", "2", "--refine-policy-classes", "contact", "crashed"],
                        capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
     from models.checkpoint import load_checkpoint
@@ -126,12 +126,14 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     assert ck["stages"][-1]["explored"] > 0
     assert "restarted with chance 0.5 from one of the last 20,000 crashed positions reached from the opening" in row
     assert ck["stages"][-1]["refine_config"]["restart_class"] == "crashed" and ck["stages"][-1]["restarts"] >= 0
-    assert "positions of greedy 2-ply self-play (each play the best at 2 ply of the nets' 4 best results; " in row
+    assert "positions of greedy 2-ply self-play (each play in contact and crashed positions the best at 2 ply of the nets' 4 best results; " in row
     assert ck["stages"][-1]["refine_config"]["policy_ply"] == 2 and ck["stages"][-1]["deeper"] >= 0
+    assert list(ck["stages"][-1]["refine_config"]["policy_classes"]) == ["contact", "crashed"]
 
 
 @pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"],
-                                   ["--refine-lambda", "1.2"], ["--refine-restart", "1.5"], ["--refine-restart", "0.5"]])
+                                   ["--refine-lambda", "1.2"], ["--refine-restart", "1.5"], ["--refine-restart", "0.5"],
+                                   ["--refine-policy-classes", "crashed"]])
 def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -284,6 +284,27 @@ def test_two_ply_self_play_plays_the_best_of_the_candidates_at_two_ply():
     assert changed == gen.deeper and changed >= 1
 
 
+def test_two_ply_self_play_limited_to_a_class_plays_other_classes_at_one_ply():
+    from models.checkpoint import load_evaluator
+    from engine.values import flip_probs as flip
+    from training.labels import every_roll
+
+    ev = load_evaluator("models/tabla.npz")
+    board = _board({6: 4, 8: 3, 13: 4, 24: 2, 3: 1, 20: 1}, {6: 5, 8: 2, 13: 5, 24: 2, 11: 1})  # contact
+    choice, best_opp, offsets = every_roll(ev.evaluate, board[None])
+    plays = {}
+    for classes in ((), ("crashed",), ("contact",)):
+        gen = ReturnGenerator(RefineConfig(parallel_games=21, policy_ply=2, candidates=4, policy_classes=classes),
+                              np.random.default_rng(0), start=board)
+        chosen = choice.index[np.arange(21)].copy()
+        gen._play_two_ply(ev.evaluate, choice, offsets, np.arange(21), chosen, flip(np.asarray(best_opp, np.float64)))
+        plays[classes] = (chosen, gen.deeper)
+    assert plays[("crashed",)][1] == 0 and np.array_equal(plays[("crashed",)][0], choice.index)
+    assert plays[("contact",)][1] == plays[()][1] >= 1 and np.array_equal(plays[("contact",)][0], plays[()][0])
+    with pytest.raises(ValueError, match="policy_classes"):
+        ReturnGenerator(RefineConfig(policy_ply=2, policy_classes=("middle",)), np.random.default_rng(0))
+
+
 def test_two_ply_self_play_with_an_exact_evaluator_keeps_exact_labels():
     db = get_db()
     start = _board({1: 2, 3: 1, 5: 2}, {2: 2, 4: 2, 6: 1})
