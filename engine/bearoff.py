@@ -51,6 +51,7 @@ from __future__ import annotations
 import logging
 import zlib
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from numba import njit
@@ -84,11 +85,13 @@ def one_sided_arrays(raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {"dist": bb.quantize_rows(raw["dist"]), "gammon": bb.quantize_rows(raw["gammon"])}
 
 
-def build_arrays(kind: str) -> dict[str, np.ndarray]:
-    """The stored arrays of a database kind ("one-sided", "one-sided-8", "two-sided"), built."""
+def build_arrays(kind: str, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+    """The stored arrays of a database kind ("one-sided", "one-sided-8", "two-sided"), built
+    (``progress`` is called with the positions done)."""
     if kind == "two-sided":
-        return two_sided_arrays(bb.build_two_sided())
-    return one_sided_arrays(bb.build_one_sided(points=WIDE_POINTS if kind == WIDE_KIND else bb.N_POINTS))
+        return two_sided_arrays(bb.build_two_sided(progress=progress))
+    points = WIDE_POINTS if kind == WIDE_KIND else bb.N_POINTS
+    return one_sided_arrays(bb.build_one_sided(progress=progress, points=points))
 
 
 def two_sided_arrays(raw: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -162,13 +165,10 @@ def _analyse(boards, binom, npts, idx, count):
     return ok_all
 
 
-def analyse_wide(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(in range (N,) bool, indices (N, 2) int64)`` of boards (N, 26) in the wide
-    one-sided database (every checker of both sides on its points 1-8 or off), -1 outside."""
-    b = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int8)
-    idx = np.zeros((b.shape[0], 2), np.int64)
-    ok = _analyse(b, bb._BINOM, WIDE_POINTS, idx, np.zeros_like(idx))
-    return ok, idx
+def analyse_wide(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`analyse` for the wide one-sided database (every checker of both sides on its
+    points 1-8 or off): ``(in range, indices, checkers)``, indices -1 outside."""
+    return _analyse_points(boards, WIDE_POINTS)
 
 
 def in_one_sided_wide(boards: np.ndarray) -> np.ndarray:
@@ -179,11 +179,15 @@ def in_one_sided_wide(boards: np.ndarray) -> np.ndarray:
 def analyse(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(in_one_sided (N,) bool, indices (N, 2) int64, checkers (N, 2) int64)`` of boards
     (N, 26): the database indices of (mover, opponent), -1 outside the one-sided range."""
+    return _analyse_points(boards, bb.N_POINTS)
+
+
+def _analyse_points(boards: np.ndarray, points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     b = np.ascontiguousarray(np.atleast_2d(boards), dtype=np.int8)
     idx = np.zeros((b.shape[0], 2), np.int64)
     count = np.zeros((b.shape[0], 2), np.int64)
-    home = _analyse(b, bb._BINOM, bb.N_POINTS, idx, count)
-    return home, idx, count
+    ok = _analyse(b, bb._BINOM, points, idx, count)
+    return ok, idx, count
 
 
 def in_one_sided(boards: np.ndarray) -> np.ndarray:
@@ -274,8 +278,7 @@ class BearoffDB:
     # ------------------------------------------------------------------ lookups
     def distributions(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(all-off (.., 32), first-off (.., 16))`` float64 distributions of indices."""
-        d = self.one_sided
-        return d["dist"][index] / bb.SCALE, d["gammon"][index] / bb.SCALE
+        return _scaled(self.one_sided, index)
 
     def expected_rolls(self, index: np.ndarray) -> np.ndarray:
         """Mean number of rolls to bear off every checker (from the stored distribution)."""
@@ -283,8 +286,7 @@ class BearoffDB:
 
     def wide_distributions(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`distributions` of indices of the wide (points 1-8) database."""
-        d = self.wide
-        return d["dist"][index] / bb.SCALE, d["gammon"][index] / bb.SCALE
+        return _scaled(self.wide, index)
 
     def one_sided_probs(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) float64 probabilities for the side on roll from the two sides' one-sided
@@ -294,7 +296,7 @@ class BearoffDB:
         pa, ga = self.distributions(idx[:, 0])
         pb, gb = self.distributions(idx[:, 1])
         if not home.all():
-            wide, widx = analyse_wide(boards)
+            wide, widx, _ = analyse_wide(boards)
             if not wide.all():
                 raise BearoffError("one_sided_probs needs every checker of both sides on its points 1-8 or off")
             out = ~home
@@ -335,6 +337,11 @@ class BearoffDB:
         idx = self._two_sided_index(boards)
         ts = self.two_sided
         return np.stack([ts[k][idx[:, 0], idx[:, 1]] for k in CUBEFUL_NAMES], axis=1)
+
+
+def _scaled(d: dict[str, np.ndarray], index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The all-off and first-off rows ``index`` of a one-sided file, as probabilities."""
+    return d["dist"][index] / bb.SCALE, d["gammon"][index] / bb.SCALE
 
 
 _db: BearoffDB | None = None

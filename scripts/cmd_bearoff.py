@@ -50,23 +50,18 @@ def _build(args: argparse.Namespace) -> int:
     wide_size = bb.one_sided_size(bo.WIDE_POINTS)
     bar = tqdm(total=bb.ONE_SIDED_SIZE + bb.TWO_SIDED_SIDE ** 2 + wide_size, unit="pos", unit_scale=True,
                file=sys.stderr, disable=args.no_progress or not sys.stderr.isatty(), dynamic_ncols=True)
-    t0 = time.perf_counter()
-    os_arrays = bo.one_sided_arrays(bb.build_one_sided(progress=bar.update))
-    t1 = time.perf_counter()
-    ts_arrays = bo.two_sided_arrays(bb.build_two_sided(progress=bar.update))
-    t2 = time.perf_counter()
-    wide_arrays = bo.one_sided_arrays(bb.build_one_sided(progress=bar.update, points=bo.WIDE_POINTS))
-    t3 = time.perf_counter()
+    written = []
+    for name, kind in ((bo.ONE_SIDED_FILE, "one-sided"), (bo.TWO_SIDED_FILE, "two-sided"), (bo.WIDE_FILE, bo.WIDE_KIND)):
+        t0 = time.perf_counter()
+        written.append((name, bo.build_arrays(kind, progress=bar.update), kind, time.perf_counter() - t0))
     bar.close()
-    written = [(bo.ONE_SIDED_FILE, os_arrays, "one-sided", t1 - t0), (bo.TWO_SIDED_FILE, ts_arrays, "two-sided", t2 - t1),
-               (bo.WIDE_FILE, wide_arrays, bo.WIDE_KIND, t3 - t2)]
     for name, arrays, kind, secs in written:
         path = out / name
         sha = bo.write_db(path, arrays, kind)
         print(f"{path}: {kind}, {path.stat().st_size:,} bytes, built in {secs:.1f} s")
         print(f"  sha256 {sha}")
         print(f"  content digest {bb.content_digest(arrays)}")
-    return _verify(os_arrays, ts_arrays, wide_arrays) if args.verify else 0
+    return _verify(*(arrays for _, arrays, _, _ in written)) if args.verify else 0
 
 
 def _verify(os_arrays: dict[str, np.ndarray], ts_arrays: dict[str, np.ndarray], wide_arrays: dict[str, np.ndarray]) -> int:
@@ -93,11 +88,10 @@ def _show(args: argparse.Namespace) -> int:
     position = position_from_id(args.position_id)
     board = position.array()[None, :]
     db = bo.get_db() if args.db is None else bo.BearoffDB.from_dir(args.db)
-    home, idx, count = bo.analyse(board)
-    wide, widx = bo.analyse_wide(board)
+    home, idx, _ = bo.analyse(board)
+    wide, widx, count = bo.analyse_wide(board)
     if not wide[0]:
         raise bo.BearoffError(f"not a bearoff position: some checker is beyond its {bo.WIDE_POINTS}-point")
-    count = np.array([[int(np.maximum(board[0], 0).sum()), int(np.maximum(-board[0], 0).sum())]])
     if not home[0]:
         print(f"a checker is outside its home board: eight-point database (points 1-{bo.WIDE_POINTS})")
     for who, i in (("player on roll", 0), ("opponent", 1)):

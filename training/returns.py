@@ -110,11 +110,11 @@ class ReturnGenerator:
         of the result played. With ``cfg.policy_classes``, only in games whose position on
         roll is of one of those classes."""
         cand, owner = [], []
-        deep = np.ones(len(segment), bool)
+        in_class = np.ones(len(segment), bool)
         if self.cfg.policy_classes:
-            deep = np.isin(classify(self.boards[: len(segment)]), [CLASS_NAMES.index(c) for c in self.cfg.policy_classes])
+            in_class = np.isin(classify(self.boards), [CLASS_NAMES.index(c) for c in self.cfg.policy_classes])
         for g, seg in enumerate(segment):
-            if not deep[g]:
+            if not in_class[g]:
                 continue
             a, b = offsets[seg], offsets[seg + 1]
             if b - a < 2:

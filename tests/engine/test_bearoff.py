@@ -344,7 +344,7 @@ def _one_roll_from_home(board: np.ndarray) -> np.ndarray:
 def test_checkers_on_the_7_and_8_points_match_brute_force(mine):
     db = bo.get_db()
     board = home(mine, {1: 1})
-    ok, idx = bo.analyse_wide(board[None])
+    ok, idx, _ = bo.analyse_wide(board[None])
     assert ok[0]
     got = db.wide_distributions(idx[0, 0])[0]
     assert np.abs(got - _one_roll_from_home(board)).max() <= 2.0 / bb.SCALE
