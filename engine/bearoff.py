@@ -288,20 +288,28 @@ class BearoffDB:
         """:meth:`distributions` of indices of the wide (points 1-8) database."""
         return _scaled(self.wide, index)
 
+    def _side_rows(self, home: np.ndarray, index: np.ndarray, wide_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One side's distributions: six-point rows where ``home``, wide rows elsewhere."""
+        p = np.empty((len(index), bb.N_ROLLS))
+        g = np.empty((len(index), bb.N_GAMMON))
+        p[home], g[home] = self.distributions(index[home])
+        p[~home], g[~home] = self.wide_distributions(wide_index[~home])
+        return p, g
+
     def one_sided_probs(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) float64 probabilities for the side on roll from the two sides' one-sided
         distributions; every board must be :func:`in_one_sided_wide` (the six-point
         database serves the boards :func:`in_one_sided`, the wide one the others)."""
         home, idx, _ = analyse(boards)
-        pa, ga = self.distributions(idx[:, 0])
-        pb, gb = self.distributions(idx[:, 1])
-        if not home.all():
+        if home.all():
+            pa, ga = self.distributions(idx[:, 0])
+            pb, gb = self.distributions(idx[:, 1])
+        else:
             wide, widx, _ = analyse_wide(boards)
             if not wide.all():
                 raise BearoffError("one_sided_probs needs every checker of both sides on its points 1-8 or off")
-            out = ~home
-            pa[out], ga[out] = self.wide_distributions(widx[out, 0])
-            pb[out], gb[out] = self.wide_distributions(widx[out, 1])
+            pa, ga = self._side_rows(home, idx[:, 0], widx[:, 0])
+            pb, gb = self._side_rows(home, idx[:, 1], widx[:, 1])
         n = len(idx)
         surv_b = np.cumsum(pb[:, ::-1], axis=1)[:, ::-1]  # P(n_opp >= n)
         first_a = np.zeros((n, bb.N_ROLLS + 1))  # P(first_off >= n), n = 0 .. 32

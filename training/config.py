@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from engine.classes import CLASS_NAMES
+
 
 @dataclass
 class RunConfig:
@@ -129,6 +131,13 @@ class RefineConfig(RunConfig):
     luck-adjusted return to the end of the game; 0 the position's 1-ply value (the nets' own
     one-ply lookahead, no dice noise); between, the λ-return of TD(λ) with exact one-ply
     expectations (:mod:`training.returns`)."""
+
+    def __post_init__(self) -> None:
+        if self.restart_class is not None and self.restart_class not in CLASS_NAMES:
+            raise ValueError(f"restart_class must be one of {', '.join(CLASS_NAMES)}, got {self.restart_class!r}")
+        unknown = set(self.policy_classes) - set(CLASS_NAMES)
+        if unknown:
+            raise ValueError(f"policy_classes must be among {', '.join(CLASS_NAMES)}, got {', '.join(sorted(unknown))}")
 
 
 @dataclass

@@ -229,7 +229,12 @@ def test_the_restart_pool_keeps_the_last_positions_of_its_class():
 
 def test_an_unknown_restart_class_is_refused():
     with pytest.raises(ValueError, match="restart_class must be one of"):
-        RestartPool(RefineConfig(restart_class="blitz", restart=0.5))
+        RefineConfig(restart_class="blitz", restart=0.5)
+
+
+def test_an_unknown_policy_class_is_refused():
+    with pytest.raises(ValueError, match="policy_classes must be among"):
+        RefineConfig(policy_ply=2, policy_classes=("crashed", "blitz"))
 
 
 def test_search_label_games_restart_from_the_pool_too():
