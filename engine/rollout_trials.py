@@ -193,12 +193,18 @@ class TrialLoop:
 
     # ----------------------------------------------------------------- the loop
     def run(self, trials: np.ndarray, slots: int, on_rows: Callable[[TrialRows], None] | None = None,
-            every: float = 0.5) -> TrialRows:
+            every: float = 0.5, starts: np.ndarray | None = None) -> TrialRows:
         """Play ``trials`` (trial numbers), ``slots`` at a time; ``on_rows`` gets the rows
-        finished so far at most every ``every`` seconds (for a progress display)."""
+        finished so far at most every ``every`` seconds (for a progress display).
+
+        ``starts`` (one board per trial, player on roll) plays each trial from its own
+        position instead of the loop's; each row is then seen by the player on roll at its
+        trial's start. Trials of equal numbers from different starts roll the same dice."""
         spec = self.spec
         trials = np.asarray(trials, dtype=np.int64)
         n = len(trials)
+        if starts is not None and np.shape(starts) != (n, 26):
+            raise ValueError(f"starts must hold one board per trial, ({n}, 26), got {np.shape(starts)}")
         rows_probs = np.zeros((n, 5))
         rows_luck = np.zeros((n, 5))
         rows_cf = np.zeros(n)
@@ -231,7 +237,7 @@ class TrialLoop:
             i = nxt
             nxt += 1
             slot_row[k] = i
-            boards[k] = self.board
+            boards[k] = self.board if starts is None else starts[i]
             t[k] = 0
             dice[k, 0], dice[k, 1] = first[i], second[i]
             dice[k, 2:] = stream_block(spec.seed, int(trials[i]), 0)

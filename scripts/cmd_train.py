@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import time
 from pathlib import Path
 
 from scripts.cmd_train_ray import add_ray_arguments, run_ray
@@ -66,9 +67,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
                         help="refine: chance of labelling a decision the deeper search agrees with")
     parser.add_argument("--buffer", type=int, default=r.buffer_positions, help="refine: labelled positions kept for training")
-    parser.add_argument("--refine-labels", choices=("search", "returns"), default=r.labels,
+    parser.add_argument("--refine-labels", choices=("search", "returns", "rollouts"), default=r.labels,
                         help="refine: search = Tabla's 2-ply values of disputed decisions; returns = every position of "
-                             "1-ply self-play labelled with its luck-adjusted return (training/returns.py)")
+                             "1-ply self-play labelled with its luck-adjusted return (training/returns.py); rollouts = "
+                             "results of decisions valued by Tabla's own rollouts (training/rollout_labels.py)")
+    parser.add_argument("--refine-rollout-trials", type=int, default=r.rollout_trials,
+                        help="refine, rollouts labels: variance-reduced 1-ply trials per rolled-out result")
+    parser.add_argument("--refine-rollout-truncate", type=int, default=None,
+                        help="refine, rollouts labels: cut each trial after this many half-moves (default: to the end)")
+    parser.add_argument("--refine-rollout-others", type=int, default=r.rollout_others,
+                        help="refine, rollouts labels: results rolled out besides the --candidates best, drawn at random")
+    parser.add_argument("--refine-rollout-share", type=float, default=r.rollout_share,
+                        help="refine, rollouts labels: chance that a decision of a refined net's class is rolled out")
     parser.add_argument("--refine-nets", nargs="+", choices=("contact", "crashed", "race"), default=list(r.nets),
                         help="refine: the nets that learn (positions of other classes are not labelled)")
     parser.add_argument("--refine-explore", type=float, default=r.explore,
@@ -190,6 +200,12 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-restart must be between 0 and 1, got {args.refine_restart}")
     if args.refine_policy_classes and args.refine_policy_ply != 2:
         raise CliError("--refine-policy-classes needs --refine-policy-ply 2")
+    if args.refine_rollout_trials < 1 or args.refine_rollout_others < 0 or (
+            args.refine_rollout_truncate is not None and args.refine_rollout_truncate < 1):
+        raise CliError("--refine-rollout-trials and --refine-rollout-truncate must be at least 1, "
+                       "--refine-rollout-others at least 0")
+    if not 0.0 < args.refine_rollout_share <= 1.0:
+        raise CliError(f"--refine-rollout-share must be above 0 and at most 1, got {args.refine_rollout_share}")
     if args.refine_restart > 0 and args.refine_restart_class is None:
         raise CliError("--refine-restart needs --refine-restart-class")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
@@ -203,10 +219,13 @@ def _refine(args: argparse.Namespace) -> int:
                        lr_end=args.refine_lr_end, explore=args.refine_explore, lam=args.refine_lambda,
                        restart_class=args.refine_restart_class, restart=args.refine_restart,
                        policy_ply=args.refine_policy_ply,
-                       policy_classes=tuple(dict.fromkeys(args.refine_policy_classes or ())))
+                       policy_classes=tuple(dict.fromkeys(args.refine_policy_classes or ())),
+                       rollout_trials=args.refine_rollout_trials, rollout_truncate=args.refine_rollout_truncate,
+                       rollout_others=args.refine_rollout_others, rollout_share=args.refine_rollout_share)
     logging.getLogger().setLevel(logging.INFO)
+    t0 = time.monotonic()
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
-    print(f"refined for {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")
+    print(f"refined for {(time.monotonic() - t0) / 60:.1f} of {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")
     return 0
 
 

@@ -107,6 +107,18 @@ def _stage_row(st: dict) -> str:
                 f"`training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
                 f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
+    elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "rollouts":
+        rc = st["refine_config"]
+        cut = f"cut after {rc['rollout_truncate']} half-moves" if rc.get("rollout_truncate") else "played to the end"
+        what = (f"refinement (`tabla train --stage refine --refine-labels rollouts`) of the {' and '.join(rc.get('nets', []))} "
+                f"nets: supervised on Tabla's own rollouts of {int(st.get('labelled_here', 0)):,} results of "
+                f"{int(st.get('decisions', 0)):,} greedy 1-ply self-play decisions ({int(st.get('disputed', 0)):,} disputed: "
+                f"the best rolled-out result not the nets' best), the nets' {rc.get('candidates')} best results and "
+                f"{rc.get('rollout_others')} more at random per decision, each rolled out with {rc.get('rollout_trials')} "
+                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}, Adam lr "
+                f"{_refine_lr(rc)}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} labels, "
+                f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit "
+                f"{str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
         what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "

@@ -99,7 +99,9 @@ class RefineConfig(RunConfig):
     """``search``: the deeper search's values of the candidates above; ``returns``: every
     position of greedy 1-ply self-play games labelled with its luck-adjusted return to the
     end of the game (:mod:`training.returns`; ``keep_agreed`` and ``epsilon`` are then
-    unused, ``explore`` and ``candidates`` say how the self-play explores)."""
+    unused, ``explore`` and ``candidates`` say how the self-play explores); ``rollouts``:
+    the ``candidates`` best results of decisions and ``rollout_others`` more, each valued by
+    a rollout of ``rollout_trials`` trials (:mod:`training.rollout_labels`)."""
     nets: tuple[str, ...] = ("contact", "crashed", "race")
     """The nets that learn; labelled positions of other classes are dropped."""
     explore: float = 0.0
@@ -131,6 +133,15 @@ class RefineConfig(RunConfig):
     luck-adjusted return to the end of the game; 0 the position's 1-ply value (the nets' own
     one-ply lookahead, no dice noise); between, the λ-return of TD(λ) with exact one-ply
     expectations (:mod:`training.returns`)."""
+
+    rollout_trials: int = 16
+    """``rollouts``: variance-reduced 1-ply trials per rolled-out result."""
+    rollout_truncate: int | None = None
+    """``rollouts``: cut each trial after this many half-moves (None: play to the end)."""
+    rollout_others: int = 4
+    """``rollouts``: results rolled out besides the ``candidates`` best, drawn at random from the rest."""
+    rollout_share: float = 1.0
+    """``rollouts``: chance that a decision of a refined net's class is rolled out."""
 
     def __post_init__(self) -> None:
         if self.restart_class is not None and self.restart_class not in CLASS_NAMES:

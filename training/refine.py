@@ -1,8 +1,9 @@
 """Refinement past the TD plateau: supervised learning on Tabla's own deeper search.
 
 See :class:`training.config.RefineConfig` for the rounds of generation and training.
-Every label comes from Tabla's own nets searched one ply deeper
-(:func:`training.labels.ply1_probs`); no outside engine is consulted. The run starts
+Every label comes from Tabla's own nets: searched one ply deeper
+(:func:`training.labels.ply1_probs`), played out in self-play (:mod:`training.returns`)
+or rolled out (:mod:`training.rollout_labels`); no outside engine is consulted. The run starts
 from a trained checkpoint, writes checkpoints of the same format (``latest.pt`` /
 ``latest.npz``) with the stage recorded, logs to tensorboard and checks strength
 against pubeval as the TD trainer does.
@@ -30,6 +31,7 @@ from engine.classes import classify
 from engine.dice import opening_rolls
 from models.multinet import NET_FOR_CLASS
 from training.returns import RestartPool, ReturnGenerator
+from training.rollout_labels import RolloutLabelGenerator
 from training.trainer import TrainState, _raise_interrupt, strength_check
 
 log = logging.getLogger(__name__)
@@ -126,15 +128,17 @@ class Generator:
         return np.concatenate(labels_b), np.concatenate(labels_t)
 
 
-LABEL_KINDS = ("search", "returns")
+LABEL_KINDS = ("search", "returns", "rollouts")
 
 
-def make_generator(cfg: RefineConfig, rng: np.random.Generator) -> "Generator | ReturnGenerator":
+def make_generator(cfg: RefineConfig, rng: np.random.Generator) -> "Generator | ReturnGenerator | RolloutLabelGenerator":
     """The label generator of ``cfg.labels``."""
     if cfg.labels == "search":
         return Generator(cfg, rng)
     if cfg.labels == "returns":
         return ReturnGenerator(cfg, rng)
+    if cfg.labels == "rollouts":
+        return RolloutLabelGenerator(cfg, rng)
     raise ValueError(f"labels must be one of {', '.join(LABEL_KINDS)}, got {cfg.labels!r}")
 
 
@@ -220,7 +224,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     last_ckpt = last_eval = last_log = t0
     losses: dict[str, list[float]] = {}
     owed = 0.0  # gradient steps earned by new labels and not yet taken
-    search_labels = cfg.labels == "search"  # only search labels have disputed decisions
+    has_disputes = cfg.labels in ("search", "rollouts")  # only these count disputed decisions
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
@@ -268,12 +272,12 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
                 share = stage["disputed"] / max(1, stage["decisions"])
                 explored = stage["explored"] / max(1, stage["decisions"])
-                if search_labels:
+                if has_disputes:
                     writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/explored_share", explored, step)
                 writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
                 writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
-                kind = f"{100 * share:.1f}% disputed, " if search_labels else ""
+                kind = f"{100 * share:.1f}% disputed, " if has_disputes else ""
                 log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", buf.count, stage["decisions"],
                          kind, 100 * explored, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}

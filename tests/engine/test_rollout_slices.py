@@ -37,3 +37,21 @@ def test_a_slice_map_serves_every_candidate_of_a_play_rollout_and_the_standard_e
     mapped = rollout_plays(PipEvaluator(), START, (3, 1), s, top=2, choose_ply=1, slice_map=counting)
     assert [p.result.equity for p in mapped] == [p.result.equity for p in local]
     assert calls and all(n <= 324 for n in calls)  # chunk by chunk, checking the error between chunks
+
+
+def test_trials_from_several_starts_in_one_loop_give_each_start_its_own_rows():
+    # One loop playing the trials of two positions (as rollout labels do) gives the rows of
+    # two loops, each over its own position: a trial depends on its number and start only.
+    from engine.rollout_trials import TrialLoop, TrialSpec
+    from engine.position import flip_array
+    from engine.movegen import legal_results
+
+    other = flip_array(legal_results(START, 3, 1)[0])
+    spec = TrialSpec(ply=1, truncate=6, seed=5)
+    trials = np.arange(6)
+    both = TrialLoop(PipEvaluator(), START, spec).run(np.tile(trials, 2), slots=5, starts=np.repeat(np.stack([START, other]), 6, axis=0))
+    for k, board in enumerate((START, other)):
+        alone = TrialLoop(PipEvaluator(), board, spec).run(trials, slots=4)
+        np.testing.assert_allclose(both.probs[6 * k:6 * k + 6], alone.probs)
+        np.testing.assert_allclose(both.luck[6 * k:6 * k + 6], alone.luck)
+        np.testing.assert_array_equal(both.half_moves[6 * k:6 * k + 6], alone.half_moves)

@@ -131,9 +131,37 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     assert list(ck["stages"][-1]["refine_config"]["policy_classes"]) == ["contact", "crashed"]
 
 
+def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_card(tmp_path):
+    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", "4",
+            "--batch-size", "16", "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
+    r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(base + ["--stage", "refine", "--refine-labels", "rollouts", "--refine-nets", "contact",
+                               "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
+                               "--minutes", "0.3", "--buffer", "5000", "--reuse", "4", "--candidates", "2",
+                               "--refine-rollout-others", "1", "--refine-rollout-trials", "2", "--refine-rollout-truncate", "4"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    from models.checkpoint import load_checkpoint
+    from scripts.ship_model import _stage_row
+
+    ck = load_checkpoint(tmp_path / "rf" / "latest.pt")
+    st = ck["stages"][-1]
+    assert st["refine_config"]["labels"] == "rollouts" and ck["labelled"] > 0 and st["decisions"] > 0
+    before = load_checkpoint(tmp_path / "td" / "latest.pt")
+    w = "fc1.weight"
+    assert not torch.equal(before["nets"]["contact"]["weights"][w], ck["nets"]["contact"]["weights"][w])
+    for name in ("crashed", "race"):
+        assert torch.equal(before["nets"][name]["weights"][w], ck["nets"][name]["weights"][w])
+    row = _stage_row(st)
+    assert "--refine-labels rollouts" in row and "of the contact nets" in row and "disputed: the best rolled-out" in row
+    assert "the nets' 2 best results and 1 more at random per decision, each rolled out with 2 variance-reduced 1-ply trials cut after 4 half-moves" in row
+
+
 @pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"],
                                    ["--refine-lambda", "1.2"], ["--refine-restart", "1.5"], ["--refine-restart", "0.5"],
-                                   ["--refine-policy-classes", "crashed"]])
+                                   ["--refine-policy-classes", "crashed"], ["--refine-rollout-trials", "0"],
+                                   ["--refine-rollout-truncate", "0"], ["--refine-rollout-share", "0"]])
 def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)

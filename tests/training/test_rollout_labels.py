@@ -1,0 +1,60 @@
+"""Rollout labels (:mod:`training.rollout_labels`): results of self-play decisions valued by
+Tabla's own rollouts, exact where the evaluator is, the 1-ply value when cut after one
+half-move, and only for the classes of the nets being refined."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.bearoff import get_db
+from engine.classes import BEAROFF2, CONTACT, classify
+from engine.movegen import legal_results
+from engine.position import Position, flip_array
+from models.checkpoint import load_evaluator
+from training.config import RefineConfig
+from training.labels import ply1_probs
+from training.refine import make_generator
+from training.rollout_labels import RolloutLabelGenerator, rollout_probs
+
+
+def _board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    return Position.from_points(mine, theirs).array()
+
+
+def test_a_rollout_with_an_exact_evaluator_is_the_exact_value():
+    # In the two-sided database the luck of every roll cancels the result's deviation.
+    db = get_db()
+    board = _board({1: 2, 3: 1, 5: 2}, {2: 2, 4: 2, 6: 1})
+    assert classify(board[None])[0] == BEAROFF2
+    other = _board({2: 2, 4: 1}, {1: 3, 5: 1})
+    boards = np.stack([board, other])
+    got = rollout_probs(db.two_sided_probs, boards, trials=8, truncate=None, seed=4)
+    assert np.allclose(got, db.two_sided_probs(boards), atol=1e-6)
+
+
+def test_a_rollout_cut_after_one_half_move_is_the_one_ply_value():
+    # After one half-move each trial holds the value after its roll's best play minus that
+    # roll's luck: the mean over the 21 rolls, whatever the roll.
+    ev = load_evaluator("models/tabla.npz")
+    board = _board({6: 4, 8: 3, 13: 5, 24: 2, 3: 1}, {6: 5, 8: 3, 13: 5, 24: 2})
+    assert classify(board[None])[0] == CONTACT
+    got = rollout_probs(ev.evaluate, board, trials=3, truncate=1, seed=9)
+    assert np.allclose(got, ply1_probs(ev.evaluate, board[None]), atol=1e-5)
+
+
+def test_labels_are_rolled_out_results_of_decisions_of_the_refined_classes():
+    ev = load_evaluator("models/tabla.npz")
+    cfg = RefineConfig(labels="rollouts", nets=("contact",), parallel_games=2, candidates=2, rollout_others=1,
+                       rollout_trials=2, rollout_truncate=2)
+    gen = make_generator(cfg, np.random.default_rng(7))
+    assert isinstance(gen, RolloutLabelGenerator)
+    before = gen.boards.copy()
+    boards, labels = gen.step(ev.evaluate)
+    # both games are at the opening (contact): each decision labels up to 2 + 1 results
+    assert gen.decisions == 2 and 2 * 2 <= len(boards) <= 2 * 3 and 0 <= gen.disputed <= 2
+    assert labels.shape == (len(boards), 5) and (labels >= 0).all() and (labels <= 1).all()
+    results = {c.tobytes() for b in before for d1 in range(1, 7) for d2 in range(1, d1) for c in legal_results(b, d1, d2)}
+    assert all(flip_array(b).tobytes() in results for b in boards)  # labelled with the opponent on roll
+    # a net that values no position of the games labels nothing
+    race_only = make_generator(RefineConfig(labels="rollouts", nets=("race",), parallel_games=2), np.random.default_rng(7))
+    b, t = race_only.step(ev.evaluate)
+    assert len(b) == 0 and race_only.decisions == 0
