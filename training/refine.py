@@ -18,19 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from engine.batch import one_ply_choice
 from engine.values import mover_equity
-from engine.movegen import children_batch
-from engine.position import Position
 from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
 from models.network import NetConfig
 from training.config import RefineConfig
 from training.labels import ply1_probs
 from training.netset import TorchNets
 from engine.classes import classify
-from engine.dice import opening_rolls
 from models.multinet import NET_FOR_CLASS
-from training.returns import RestartPool, ReturnGenerator
+from training.returns import OnePlyGames, ReturnGenerator
 from training.rollout_labels import RolloutLabelGenerator
 from training.trainer import TrainState, _raise_interrupt, strength_check
 
@@ -58,29 +54,20 @@ class LabelBuffer:
         return self.boards[idx], self.targets[idx]
 
 
-class Generator:
+class Generator(OnePlyGames):
     """Self-play games at 1 ply that label disputed decisions with the deeper search."""
 
     def __init__(self, cfg: RefineConfig, rng: np.random.Generator) -> None:
-        self.cfg = cfg
-        self.rng = rng
-        self.boards = np.tile(Position.start().array(), (cfg.parallel_games, 1))
-        self.opening = np.ones(cfg.parallel_games, bool)
+        super().__init__(cfg, rng)
         self.decisions = 0
         self.disputed = 0
         self.explored = 0  # plies that played the second-best result
         self.deeper = 0  # the returns generator's count of 2-ply plays; this one plays at 1 ply
-        self.pool = RestartPool(cfg)
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions (opponent on roll)."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
-        self.pool.feed(self.boards)
-        dice = rng.integers(1, 7, size=(n, 2))
-        if self.opening.any():
-            dice[self.opening] = opening_rolls(rng, int(self.opening.sum()))
-        children, offsets = children_batch(self.boards, dice)
-        choice = one_ply_choice(children, offsets, evaluate)
+        choice, offsets = self.roll(evaluate)
         opp = choice.opp_probs
         cand_rows, cand_game = [], []
         chosen = np.empty(n, np.int64)
@@ -116,13 +103,7 @@ class Generator:
                     continue
                 labels_b.append(choice.opp_boards[rows[keep]])
                 labels_t.append(deep[keep])
-        done = choice.points[chosen] > 0
-        self.boards = choice.opp_boards[chosen].copy()
-        self.opening[:] = False
-        for g in np.flatnonzero(done):
-            again = self.pool.next_game(g, rng)
-            self.boards[g] = Position.start().array() if again is None else again
-            self.opening[g] = again is None
+        self.advance(choice, chosen)
         if not labels_b:
             return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
         return np.concatenate(labels_b), np.concatenate(labels_t)

@@ -45,8 +45,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.batch import OnePlyChoice, one_ply_choice
 from engine.classes import CLASS_NAMES, classify
-from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS, opening_rolls
+from engine.movegen import children_batch
 from engine.position import Position
 from engine.values import flip_probs, mover_equity
 from training.config import RefineConfig
@@ -218,3 +220,39 @@ class RestartPool:
         """A pooled position chosen uniformly, or None while the pool is empty."""
         held = min(self.added, len(self.boards))
         return self.boards[rng.integers(held)].copy() if held else None
+
+
+class OnePlyGames:
+    """``cfg.parallel_games`` self-play games advanced ply by ply at 1 ply, from the opening
+    or, with ``cfg.restart_class``, now and then from a pooled position (:class:`RestartPool`).
+    The search and rollout label generators play their games through it: :meth:`roll` rolls
+    every game's dice and ranks its results, :meth:`advance` plays the chosen ones."""
+
+    def __init__(self, cfg: RefineConfig, rng: np.random.Generator) -> None:
+        self.cfg = cfg
+        self.rng = rng
+        self.boards = np.tile(Position.start().array(), (cfg.parallel_games, 1))
+        self.opening = np.ones(cfg.parallel_games, bool)
+        self.pool = RestartPool(cfg)
+
+    def roll(self, evaluate) -> tuple[OnePlyChoice, np.ndarray]:
+        """Roll every game's dice (an opening roll where a game starts at the opening) and
+        rank its results at 1 ply; the choice and the games' offsets into its results."""
+        n = self.cfg.parallel_games
+        self.pool.feed(self.boards)
+        dice = self.rng.integers(1, 7, size=(n, 2))
+        if self.opening.any():
+            dice[self.opening] = opening_rolls(self.rng, int(self.opening.sum()))
+        children, offsets = children_batch(self.boards, dice)
+        return one_ply_choice(children, offsets, evaluate), offsets
+
+    def advance(self, choice: OnePlyChoice, chosen: np.ndarray) -> None:
+        """Play result ``chosen[g]`` in each game; a game it ends begins again."""
+        done = choice.points[chosen] > 0
+        self.boards = choice.opp_boards[chosen].copy()
+        self.opening[:] = False
+        for g in np.flatnonzero(done):
+            again = self.pool.next_game(g, self.rng)
+            self.boards[g] = Position.start().array() if again is None else again
+            self.opening[g] = again is None
+

@@ -23,16 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.batch import one_ply_choice
 from engine.classes import classify
-from engine.dice import opening_rolls
-from engine.movegen import children_batch
-from engine.position import Position
 from engine.rollout_trials import TrialLoop, TrialSpec
 from engine.values import cubeless_equity
 from models.multinet import NET_FOR_CLASS
 from training.config import RefineConfig
-from training.returns import RestartPool
+from training.returns import OnePlyGames
 
 
 class _Evaluate:
@@ -56,20 +52,16 @@ def rollout_probs(evaluate, boards: np.ndarray, trials: int, truncate: int | Non
     return np.clip(adjusted, 0.0, 1.0)
 
 
-class RolloutLabelGenerator:
+class RolloutLabelGenerator(OnePlyGames):
     """``parallel_games`` greedy self-play games whose decisions are labelled by rollouts."""
 
     def __init__(self, cfg: RefineConfig, rng: np.random.Generator) -> None:
-        self.cfg = cfg
-        self.rng = rng
-        self.boards = np.tile(Position.start().array(), (cfg.parallel_games, 1))
-        self.opening = np.ones(cfg.parallel_games, bool)
+        super().__init__(cfg, rng)
         self.classes = [c for c, name in NET_FOR_CLASS.items() if name in cfg.nets]
         self.decisions = 0  # decisions rolled out
         self.disputed = 0  # of those, where the best rolled-out result is not the nets' best
         self.explored = 0  # greedy play: never
         self.deeper = 0  # the returns generator's count of 2-ply plays
-        self.pool = RestartPool(cfg)
 
     def _picks(self, order: np.ndarray) -> np.ndarray:
         """The results to roll out: the nets' best ``candidates`` and ``rollout_others`` more."""
@@ -83,12 +75,7 @@ class RolloutLabelGenerator:
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the rolled-out results (opponent on roll)."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
-        self.pool.feed(self.boards)
-        dice = rng.integers(1, 7, size=(n, 2))
-        if self.opening.any():
-            dice[self.opening] = opening_rolls(rng, int(self.opening.sum()))
-        children, offsets = children_batch(self.boards, dice)
-        choice = one_ply_choice(children, offsets, evaluate)
+        choice, offsets = self.roll(evaluate)
         wanted = np.isin(classify(self.boards), self.classes)
         picked: list[tuple[int, np.ndarray]] = []  # (the nets' best, the results rolled out) per decision
         for g in np.flatnonzero(wanted & (rng.random(n) < cfg.rollout_share)):
@@ -113,12 +100,5 @@ class RolloutLabelGenerator:
                 if r[0] == best:  # the nets' best is rolled out too (it is unless it ends the game)
                     # the mover's best result is the one worst for the opponent, who is on roll there
                     self.disputed += int(r[int(np.argmin(eq))] != best)
-        chosen = choice.index
-        done = choice.points[chosen] > 0
-        self.boards = choice.opp_boards[chosen].copy()
-        self.opening[:] = False
-        for g in np.flatnonzero(done):
-            again = self.pool.next_game(g, rng)
-            self.boards[g] = Position.start().array() if again is None else again
-            self.opening[g] = again is None
+        self.advance(choice, choice.index)
         return out_b, out_t
