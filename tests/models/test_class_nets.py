@@ -10,7 +10,7 @@ import pytest
 from engine.classes import CONTACT, CRASHED, RACE, classify
 from engine.randpos import random_game_positions
 from engine.search import Search
-from models.checkpoint import CheckpointError, export_nets_npz, load_evaluator, load_nets
+from models.checkpoint import CheckpointError, export_nets_npz, load_checkpoint, load_evaluator, load_nets
 from models.multinet import ClassNets, over_probs
 from models.network import NumpyNet
 from training.config import TrainConfig
@@ -79,38 +79,31 @@ def test_deeper_labels_equal_the_searchs_one_ply_position_value():
     assert np.allclose(got, want, atol=1e-5)
 
 
-def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path):
-    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", "16",
-            "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
+def _train_then_refine(tmp_path, refine_flags: list[str], parallel_games: int = 16, batch_size: int = 64):
+    """A tiny TD checkpoint (20 games, 8 hidden units), then ``tabla train --stage refine``
+    from it for 0.3 minutes with ``refine_flags``; the refined checkpoint."""
+    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", str(parallel_games),
+            "--batch-size", str(batch_size), "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
     r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
     r = subprocess.run(base + ["--stage", "refine", "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
-                               "--minutes", "0.3", "--buffer", "5000"], capture_output=True, text=True, cwd=ROOT, timeout=240)
+                               "--minutes", "0.3", "--buffer", "5000", *refine_flags], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
-    from models.checkpoint import load_checkpoint
+    return load_checkpoint(tmp_path / "rf" / "latest.pt")
 
-    ck = load_checkpoint(tmp_path / "rf" / "latest.pt")
+
+def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path):
+    ck = _train_then_refine(tmp_path, [])
     assert ck["stages"][-1]["stage"] == "refine" and ck["labelled"] > 0 and ck["stages"][-1]["decisions"] > 0
     before = load_checkpoint(tmp_path / "td" / "latest.pt")
     assert not torch.equal(before["nets"]["contact"]["weights"]["fc1.weight"], ck["nets"]["contact"]["weights"]["fc1.weight"])
 
 
 def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
-    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", "16",
-            "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
-    r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run(base + ["--stage", "refine", "--refine-labels", "returns", "--refine-nets", "contact",
-                               "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
-                               "--minutes", "0.3", "--buffer", "5000", "--reuse", "2", "--refine-lr", "1e-3",
-                               "--refine-lr-end", "1e-4", "--refine-explore", "0.2", "--refine-lambda", "0.7",
-                               "--refine-restart-class", "crashed", "--refine-restart", "0.5",
-                               "--refine-policy-ply", "2", "--refine-policy-classes", "contact", "crashed"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=240)
-    assert r.returncode == 0, r.stderr
-    from models.checkpoint import load_checkpoint
-
-    ck = load_checkpoint(tmp_path / "rf" / "latest.pt")
+    ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
+                                       "--refine-lr", "1e-3", "--refine-lr-end", "1e-4", "--refine-explore", "0.2",
+                                       "--refine-lambda", "0.7", "--refine-restart-class", "crashed", "--refine-restart", "0.5",
+                                       "--refine-policy-ply", "2", "--refine-policy-classes", "contact", "crashed"])
     assert ck["stages"][-1]["refine_config"]["labels"] == "returns" and ck["labelled"] > 0
     before = load_checkpoint(tmp_path / "td" / "latest.pt")
     w = "fc1.weight"
@@ -132,20 +125,11 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
 
 
 def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_card(tmp_path):
-    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", "4",
-            "--batch-size", "16", "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
-    r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run(base + ["--stage", "refine", "--refine-labels", "rollouts", "--refine-nets", "contact",
-                               "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
-                               "--minutes", "0.3", "--buffer", "5000", "--reuse", "4", "--candidates", "2",
-                               "--refine-rollout-others", "1", "--refine-rollout-trials", "2", "--refine-rollout-truncate", "4"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=240)
-    assert r.returncode == 0, r.stderr
-    from models.checkpoint import load_checkpoint
+    ck = _train_then_refine(tmp_path, ["--refine-labels", "rollouts", "--refine-nets", "contact", "--reuse", "4",
+                                       "--candidates", "2", "--refine-rollout-others", "1", "--refine-rollout-trials", "2",
+                                       "--refine-rollout-truncate", "4"], parallel_games=4, batch_size=16)
     from scripts.ship_model import _stage_row
 
-    ck = load_checkpoint(tmp_path / "rf" / "latest.pt")
     st = ck["stages"][-1]
     assert st["refine_config"]["labels"] == "rollouts" and ck["labelled"] > 0 and st["decisions"] > 0
     before = load_checkpoint(tmp_path / "td" / "latest.pt")
