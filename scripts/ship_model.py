@@ -84,6 +84,13 @@ def _refine_lr(rc: dict) -> str:
     return f"{rc.get('lr')} → {rc.get('lr_end')} (linear in time)"
 
 
+def _supervised_text(rc: dict, st: dict) -> str:
+    """How a returns or rollouts stage fitted its labels, and when and where it started."""
+    return (f"Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} "
+            f"labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at "
+            f"commit {str(st.get('commit'))[:10]}")
+
+
 def _stage_row(st: dict) -> str:
     """One line of the card's stage table from a trainer's stage record."""
     if "widened_from" in st:
@@ -104,9 +111,7 @@ def _stage_row(st: dict) -> str:
                 f"nets: supervised on the {kind} of {int(st.get('labelled_here', 0)):,} positions of greedy "
                 f"{rc.get('policy_ply', 1)}-ply self-play{_policy_text(rc, st)}{_explore_text(rc, st)}{_restart_text(rc, st)} "
                 f"({int(st.get('decisions', 0)):,} plies played; {how}, "
-                f"`training/returns.py`), Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of "
-                f"{rc.get('batch_size')} per {rc.get('batch_size')} labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, "
-                f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
+                f"`training/returns.py`), {_supervised_text(rc, st)}")
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "rollouts":
         rc = st["refine_config"]
         cut = f"cut after {rc['rollout_truncate']} half-moves" if rc.get("rollout_truncate") else "played to the end"
@@ -115,10 +120,8 @@ def _stage_row(st: dict) -> str:
                 f"{int(st.get('decisions', 0)):,} greedy 1-ply self-play decisions ({int(st.get('disputed', 0)):,} disputed: "
                 f"the best rolled-out result not the nets' best), the nets' {rc.get('candidates')} best results and "
                 f"{rc.get('rollout_others')} more at random per decision, each rolled out with {rc.get('rollout_trials')} "
-                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}, Adam lr "
-                f"{_refine_lr(rc)}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} labels, "
-                f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit "
-                f"{str(st.get('commit'))[:10]}")
+                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}, "
+                f"{_supervised_text(rc, st)}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
         what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "

@@ -255,4 +255,3 @@ class OnePlyGames:
             again = self.pool.next_game(g, self.rng)
             self.boards[g] = Position.start().array() if again is None else again
             self.opening[g] = again is None
-
