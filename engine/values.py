@@ -37,7 +37,12 @@ def flip5(src, dst):
 
 def cubeless_equity(probs: np.ndarray) -> np.ndarray:
     """Cubeless money equity from probabilities (last axis 5): points per game."""
-    p = np.asarray(probs, dtype=np.float64)
+    return array_equity(np.asarray(probs, dtype=np.float64))
+
+
+def array_equity(p):
+    """Cubeless money equity of probabilities ``p`` (last axis 5) of any array type that
+    slices and does arithmetic, keeping its type (e.g. torch tensors in a training loss)."""
     return _equity(p[..., 0], p[..., 1], p[..., 2], p[..., 3], p[..., 4])
 
 

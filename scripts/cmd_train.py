@@ -79,6 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refine, rollouts labels: results rolled out besides the --candidates best, drawn at random")
     parser.add_argument("--refine-rollout-share", type=float, default=r.rollout_share,
                         help="refine, rollouts labels: chance that a decision of a refined net's class is rolled out")
+    parser.add_argument("--refine-rollout-follow", action="store_true",
+                        help="refine, rollouts labels: at a rolled-out decision the game plays the result the rollouts "
+                             "value best, not the nets' best")
+    parser.add_argument("--refine-rank-weight", type=float, default=r.rank_weight,
+                        help="refine, rollouts labels: weight of the loss on the differences between the results of "
+                             "one decision (what decides a play), beside the squared error (default 0: off)")
     parser.add_argument("--refine-nets", nargs="+", choices=("contact", "crashed", "race"), default=list(r.nets),
                         help="refine: the nets that learn (positions of other classes are not labelled)")
     parser.add_argument("--refine-explore", type=float, default=r.explore,
@@ -206,6 +212,10 @@ def _refine(args: argparse.Namespace) -> int:
                        "--refine-rollout-others at least 0")
     if not 0.0 < args.refine_rollout_share <= 1.0:
         raise CliError(f"--refine-rollout-share must be above 0 and at most 1, got {args.refine_rollout_share}")
+    if not args.refine_rank_weight >= 0:
+        raise CliError(f"--refine-rank-weight must be at least 0, got {args.refine_rank_weight}")
+    if (args.refine_rank_weight > 0 or args.refine_rollout_follow) and args.refine_labels != "rollouts":
+        raise CliError("--refine-rank-weight and --refine-rollout-follow need --refine-labels rollouts")
     if args.refine_restart > 0 and args.refine_restart_class is None:
         raise CliError("--refine-restart needs --refine-restart-class")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):
@@ -221,7 +231,8 @@ def _refine(args: argparse.Namespace) -> int:
                        policy_ply=args.refine_policy_ply,
                        policy_classes=tuple(dict.fromkeys(args.refine_policy_classes or ())),
                        rollout_trials=args.refine_rollout_trials, rollout_truncate=args.refine_rollout_truncate,
-                       rollout_others=args.refine_rollout_others, rollout_share=args.refine_rollout_share)
+                       rollout_others=args.refine_rollout_others, rollout_share=args.refine_rollout_share,
+                       rollout_follow=args.refine_rollout_follow, rank_weight=args.refine_rank_weight)
     logging.getLogger().setLevel(logging.INFO)
     t0 = time.monotonic()
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)

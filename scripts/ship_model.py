@@ -115,12 +115,16 @@ def _stage_row(st: dict) -> str:
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "rollouts":
         rc = st["refine_config"]
         cut = f"cut after {rc['rollout_truncate']} half-moves" if rc.get("rollout_truncate") else "played to the end"
+        policy = ("1-ply self-play that plays the rolled-out best result at rolled-out decisions"
+                  if rc.get("rollout_follow") else "greedy 1-ply self-play")
+        rank = (f", plus {rc['rank_weight']} × the squared error of each result's equity less its decision's mean error"
+                if rc.get("rank_weight") else "")
         what = (f"refinement (`tabla train --stage refine --refine-labels rollouts`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on Tabla's own rollouts of {int(st.get('labelled_here', 0)):,} results of "
-                f"{int(st.get('decisions', 0)):,} greedy 1-ply self-play decisions ({int(st.get('disputed', 0)):,} disputed: "
+                f"{int(st.get('decisions', 0)):,} decisions of {policy} ({int(st.get('disputed', 0)):,} disputed: "
                 f"the best rolled-out result not the nets' best), the nets' {rc.get('candidates')} best results and "
                 f"{rc.get('rollout_others')} more at random per decision, each rolled out with {rc.get('rollout_trials')} "
-                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}, "
+                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}{rank}, "
                 f"{_supervised_text(rc, st)}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})

@@ -142,6 +142,16 @@ class RefineConfig(RunConfig):
     """``rollouts``: results rolled out besides the ``candidates`` best, drawn at random from the rest."""
     rollout_share: float = 1.0
     """``rollouts``: chance that a decision of a refined net's class is rolled out."""
+    rollout_follow: bool = False
+    """``rollouts``: at a rolled-out decision the game plays the result the rollouts value
+    best, not the nets' best (Tabla's rollouts as the policy: the games reach positions the
+    improved play reaches, e.g. holding an anchor the nets would give up)."""
+    rank_weight: float = 0.0
+    """Weight of the within-decision term of the loss: the squared error of each labelled
+    result's cubeless equity less the mean error of its decision's labelled results.
+    A play depends only on the differences between the results of one roll; this term fits
+    those differences, beside the plain squared error of the probabilities. 0: off. Only
+    labels that come in decisions (``rollouts``) have siblings."""
 
     def __post_init__(self) -> None:
         if self.restart_class is not None and self.restart_class not in CLASS_NAMES:
@@ -149,6 +159,8 @@ class RefineConfig(RunConfig):
         unknown = set(self.policy_classes) - set(CLASS_NAMES)
         if unknown:
             raise ValueError(f"policy_classes must be among {', '.join(CLASS_NAMES)}, got {', '.join(sorted(unknown))}")
+        if self.rank_weight < 0:
+            raise ValueError(f"rank_weight must be at least 0, got {self.rank_weight}")
 
 
 @dataclass

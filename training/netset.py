@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from engine.classes import BEAROFF1, BEAROFF2, OVER, classify
+from engine.values import array_equity
 from models.encoding import encoder
 from models.multinet import NET_FOR_CLASS, NET_NAMES, Bearoff, over_probs
 from models.network import NetConfig, make_torch_net, numpy_weights
@@ -87,10 +88,14 @@ class TorchNets:
                     out[idx] = self.modules[name](torch.from_numpy(self.encoders[name](b))).numpy()
         return out
 
-    def train_step(self, boards: np.ndarray, targets: np.ndarray, opts: dict, lr: float) -> dict[str, tuple[float, int]]:
+    def train_step(self, boards: np.ndarray, targets: np.ndarray, opts: dict, lr: float,
+                   groups: np.ndarray | None = None, rank_weight: float = 0.0) -> dict[str, tuple[float, int]]:
         """One Adam step per net on its rows of the batch; ``{name: (loss, rows)}``.
 
-        Rows whose value is exact (finished games, bear-off databases) teach nothing.
+        Rows whose value is exact (finished games, bear-off databases) teach nothing. The loss
+        is the squared error of the five probabilities; with ``groups`` (the decision of each
+        row) and ``rank_weight`` > 0 it adds :func:`rank_loss`, the error of the differences
+        between the results of one decision.
         """
         import torch
 
@@ -107,9 +112,28 @@ class TorchNets:
             opt = opts[name]
             for group in opt.param_groups:
                 group["lr"] = lr
-            loss = ((module(x) - y) ** 2).sum(dim=1).mean()
+            pred = module(x)
+            loss = ((pred - y) ** 2).sum(dim=1).mean()
+            if groups is not None and rank_weight > 0:
+                loss = loss + rank_weight * rank_loss(pred, y, groups[rows])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             out[name] = (loss.item(), len(rows))
         return out
+
+
+def rank_loss(pred, target, groups: np.ndarray):
+    """Mean over rows of the squared within-decision error: each row's cubeless-equity error
+    (``pred`` − ``target``, torch (N, 5) probabilities) less the mean error of the rows of its
+    decision (equal ``groups``). An error shared by all results of a decision changes no
+    play and costs nothing here; a row alone in its decision costs nothing."""
+    import torch
+
+    err = array_equity(pred) - array_equity(target)
+    _, inv = np.unique(groups, return_inverse=True)
+    idx = torch.from_numpy(inv.astype(np.int64))
+    k = int(inv.max()) + 1
+    total = torch.zeros(k, dtype=err.dtype).index_add(0, idx, err)
+    count = torch.zeros(k, dtype=err.dtype).index_add(0, idx, torch.ones_like(err))
+    return ((err - (total / count)[idx]) ** 2).mean()

@@ -34,24 +34,37 @@ log = logging.getLogger(__name__)
 
 
 class LabelBuffer:
-    """The most recent labelled positions (a ring buffer)."""
+    """The most recent labelled positions (a ring buffer), each with its decision: a number
+    shared by the labelled results of one roll, unique otherwise."""
 
     def __init__(self, size: int) -> None:
         self.boards = np.zeros((size, 26), np.int8)
         self.targets = np.zeros((size, 5), np.float32)
+        self.groups = np.zeros(size, np.int64)
         self.size = size
         self.count = 0  # labelled so far (also the write position modulo size)
 
-    def add(self, boards: np.ndarray, targets: np.ndarray) -> None:
-        for b, t in zip(boards, targets):
+    def add(self, boards: np.ndarray, targets: np.ndarray, groups: np.ndarray | None = None) -> None:
+        """Append labels; ``groups`` are their decisions (None: each its own)."""
+        if groups is None:
+            groups = -1 - (self.count + np.arange(len(boards)))  # negative: never a decision's number
+        for b, t, g in zip(boards, targets, groups):
             i = self.count % self.size
             self.boards[i] = b
             self.targets[i] = t
+            self.groups[i] = g
             self.count += 1
 
-    def sample(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        idx = rng.integers(0, min(self.count, self.size), size=n)
-        return self.boards[idx], self.targets[idx]
+    def sample(self, rng: np.random.Generator, n: int, span: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``n`` labels drawn at random, with their decisions; with ``span`` > 0 each drawn
+        label brings the labels of its decision within ``span`` places of it (a decision's
+        labels are stored together), each label once."""
+        filled = min(self.count, self.size)
+        idx = rng.integers(0, filled, size=n)
+        if span > 0:
+            near = (idx[:, None] + np.arange(-span, span + 1)[None, :]) % filled
+            idx = np.unique(near[self.groups[near] == self.groups[idx][:, None]])
+        return self.boards[idx], self.targets[idx], self.groups[idx]
 
 
 class Generator(OnePlyGames):
@@ -134,11 +147,16 @@ def scheduled_lr(cfg: RefineConfig, elapsed: float, total: float) -> float:
 
 def keep_nets(boards: np.ndarray, targets: np.ndarray, nets: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """The labelled positions whose class is valued by one of ``nets``."""
-    if len(boards) == 0:
-        return boards, targets
-    classes = [c for c, name in NET_FOR_CLASS.items() if name in nets]
-    keep = np.isin(classify(boards), classes)
+    keep = valued_by(boards, nets)
     return boards[keep], targets[keep]
+
+
+def valued_by(boards: np.ndarray, nets: tuple[str, ...]) -> np.ndarray:
+    """Which of ``boards`` have a class valued by one of ``nets`` (a boolean mask)."""
+    if len(boards) == 0:
+        return np.zeros(0, bool)
+    classes = [c for c, name in NET_FOR_CLASS.items() if name in nets]
+    return np.isin(classify(boards), classes)
 
 
 def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, stop) -> None:
@@ -150,16 +168,23 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     torch.set_num_threads(1)
     parent = os.getppid()
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
+    grouped = isinstance(gen, RolloutLabelGenerator)
     while not stop.is_set() and os.getppid() == parent:
-        bs, ts = [], []
+        bs, ts, gs = [], [], []
         d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.pool.restarts, gen.deeper
         for _ in range(cfg.steps_per_round):
-            b, t = gen.step(nets.evaluate)
+            if grouped:
+                b, t, g = gen.step_grouped(nets.evaluate)
+                gs.append(g + (wid << 40))  # the workers' decisions never share a number
+            else:
+                b, t = gen.step(nets.evaluate)
             bs.append(b)
             ts.append(t)
-        b, t = keep_nets(np.concatenate(bs), np.concatenate(ts), cfg.nets)
-        out_q.put((b, t, gen.decisions - d0, gen.disputed - s0, gen.explored - e0, gen.pool.restarts - r0,
-                   gen.deeper - p0))
+        b, t = np.concatenate(bs), np.concatenate(ts)
+        keep = valued_by(b, cfg.nets)
+        g = np.concatenate(gs)[keep] if grouped else None
+        out_q.put((b[keep], t[keep], g, gen.decisions - d0, gen.disputed - s0, gen.explored - e0,
+                   gen.pool.restarts - r0, gen.deeper - p0))
 
 
 def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:
@@ -206,6 +231,8 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     losses: dict[str, list[float]] = {}
     owed = 0.0  # gradient steps earned by new labels and not yet taken
     has_disputes = cfg.labels in ("search", "rollouts")  # only these count disputed decisions
+    # the rank term needs a decision's labels together: they lie within its size of each other
+    span = cfg.candidates + cfg.rollout_others - 1 if cfg.labels == "rollouts" and cfg.rank_weight > 0 else 0
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
@@ -229,8 +256,8 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     try:
         while time.time() - t0 < minutes * 60:
             try:
-                b, t, dec, dis, exp, rst, dpr = out_q.get(timeout=1.0)
-                buf.add(b, t)
+                b, t, g, dec, dis, exp, rst, dpr = out_q.get(timeout=1.0)
+                buf.add(b, t, g)
                 stage["decisions"] += dec
                 stage["disputed"] += dis
                 stage["explored"] += exp
@@ -242,9 +269,12 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     raise RuntimeError("a label worker died; see the log above") from None
             while owed >= 1 and buf.count >= cfg.batch_size:
                 owed -= 1
-                bb, tt = buf.sample(rng, cfg.batch_size)
+                if span:  # whole decisions: about batch_size labels from batch_size / span draws
+                    bb, tt, gg = buf.sample(rng, max(1, cfg.batch_size // (span + 1)), span)
+                else:
+                    bb, tt, gg = buf.sample(rng, cfg.batch_size)
                 lr = scheduled_lr(cfg, time.time() - t0, minutes * 60)
-                for name, (loss, rows) in nets.train_step(bb, tt, opts, lr).items():
+                for name, (loss, rows) in nets.train_step(bb, tt, opts, lr, gg, cfg.rank_weight).items():
                     losses.setdefault(name, []).append(loss)
             now = time.time()
             if now - last_log >= 30:

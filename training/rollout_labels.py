@@ -13,7 +13,12 @@ played, so greedy self-play never labels it, and search labels one ply deeper in
 nets' errors one ply on. A rollout plays the result out to the end of the game, so its
 value is that of the nets' own play from there, whatever the nets think of the result
 itself. The random others reach results the nets rank far down. A decision is *disputed*
-when the best rolled-out result is not the nets' best.
+when the best rolled-out result is not the nets' best. With ``rollout_follow`` the game then
+plays the rolled-out best, so the games go where the rollouts' better play goes (positions
+greedy play never reaches, such as an anchor held instead of given up).
+
+The results of one decision are labelled together, and :meth:`RolloutLabelGenerator.step_grouped`
+numbers them so the trainer can fit their differences (``rank_weight``), which decide plays.
 
 A rollout label costs ``rollout_trials`` games' worth of 1-ply plays with the luck of every
 roll: far more than a returns label, so these labels are few and meant for the classes
@@ -74,10 +79,16 @@ class RolloutLabelGenerator(OnePlyGames):
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the rolled-out results (opponent on roll)."""
+        boards, targets, _ = self.step_grouped(evaluate)
+        return boards, targets
+
+    def step_grouped(self, evaluate) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`step`, with each result's decision: a number shared by the results of
+        one roll (siblings), counted from 0 over the generator's life."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
         choice, offsets = self.roll(evaluate)
         wanted = np.isin(classify(self.boards), self.classes)
-        picked: list[tuple[int, np.ndarray]] = []  # (the nets' best, the results rolled out) per decision
+        picked: list[tuple[int, int, np.ndarray]] = []  # (game, the nets' best, the results rolled out)
         for g in np.flatnonzero(wanted & (rng.random(n) < cfg.rollout_share)):
             a, b = offsets[g], offsets[g + 1]
             if b - a < 2:
@@ -85,20 +96,26 @@ class RolloutLabelGenerator(OnePlyGames):
             order = choice.ranked(a, b)
             rows = np.array([r for r in self._picks(order) if choice.points[r] == 0], np.int64)
             if len(rows):
-                picked.append((int(order[0]), rows))
+                picked.append((int(g), int(order[0]), rows))
         out_b, out_t = np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
+        groups = np.zeros(0, np.int64)
+        chosen = choice.index.copy()
         if picked:
-            rows = np.concatenate([r for _, r in picked])
+            rows = np.concatenate([r for _, _, r in picked])
             out_b = choice.opp_boards[rows]
             out_t = rollout_probs(evaluate, out_b, cfg.rollout_trials, cfg.rollout_truncate,
                                   int(rng.integers(1, 2**31 - 1))).astype(np.float32)
+            groups = np.repeat(self.decisions + np.arange(len(picked)), [len(r) for _, _, r in picked])
             at = 0
-            for best, r in picked:
+            for g, best, r in picked:
                 self.decisions += 1
                 eq = cubeless_equity(out_t[at:at + len(r)])
                 at += len(r)
+                # the mover's best result is the one worst for the opponent, who is on roll there
+                top = int(r[int(np.argmin(eq))])
                 if r[0] == best:  # the nets' best is rolled out too (it is unless it ends the game)
-                    # the mover's best result is the one worst for the opponent, who is on roll there
-                    self.disputed += int(r[int(np.argmin(eq))] != best)
-        self.advance(choice, choice.index)
-        return out_b, out_t
+                    self.disputed += int(top != best)
+                if cfg.rollout_follow and r[0] == best:
+                    chosen[g] = top
+        self.advance(choice, chosen)
+        return out_b, out_t, groups

@@ -127,7 +127,8 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
 def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_card(tmp_path):
     ck = _train_then_refine(tmp_path, ["--refine-labels", "rollouts", "--refine-nets", "contact", "--reuse", "4",
                                        "--candidates", "2", "--refine-rollout-others", "1", "--refine-rollout-trials", "2",
-                                       "--refine-rollout-truncate", "4"], parallel_games=4, batch_size=16)
+                                       "--refine-rollout-truncate", "4", "--refine-rollout-follow",
+                                       "--refine-rank-weight", "2"], parallel_games=4, batch_size=16)
     from scripts.ship_model import _stage_row
 
     st = ck["stages"][-1]
@@ -139,13 +140,16 @@ def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_car
         assert torch.equal(before["nets"][name]["weights"][w], ck["nets"][name]["weights"][w])
     row = _stage_row(st)
     assert "--refine-labels rollouts" in row and "of the contact nets" in row and "disputed: the best rolled-out" in row
+    assert "decisions of 1-ply self-play that plays the rolled-out best result at rolled-out decisions" in row
+    assert "plus 2.0 × the squared error of each result's equity less its decision's mean error" in row
     assert "the nets' 2 best results and 1 more at random per decision, each rolled out with 2 variance-reduced 1-ply trials cut after 4 half-moves" in row
 
 
 @pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"],
                                    ["--refine-lambda", "1.2"], ["--refine-restart", "1.5"], ["--refine-restart", "0.5"],
                                    ["--refine-policy-classes", "crashed"], ["--refine-rollout-trials", "0"],
-                                   ["--refine-rollout-truncate", "0"], ["--refine-rollout-share", "0"]])
+                                   ["--refine-rollout-truncate", "0"], ["--refine-rollout-share", "0"],
+                                   ["--refine-rank-weight", "-1"], ["--refine-rank-weight", "0.5"], ["--refine-rollout-follow"]])
 def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)

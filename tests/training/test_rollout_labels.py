@@ -9,6 +9,7 @@ from engine.bearoff import get_db
 from engine.classes import BEAROFF2, CONTACT, classify
 from engine.movegen import legal_results
 from engine.position import Position, flip_array
+from engine.values import cubeless_equity
 from models.checkpoint import load_evaluator
 from training.config import RefineConfig
 from training.labels import ply1_probs
@@ -58,3 +59,41 @@ def test_labels_are_rolled_out_results_of_decisions_of_the_refined_classes():
     race_only = make_generator(RefineConfig(labels="rollouts", nets=("race",), parallel_games=2), np.random.default_rng(7))
     b, t = race_only.step(ev.evaluate)
     assert len(b) == 0 and race_only.decisions == 0
+
+
+def _first_disputed_step(follow: bool):
+    """Step 8 games of contact rollout labels until a decision is disputed; the step's labels,
+    decisions and the games' boards after it."""
+    ev = load_evaluator("models/tabla.npz")
+    cfg = RefineConfig(labels="rollouts", nets=("contact",), parallel_games=8, candidates=3, rollout_others=3,
+                       rollout_trials=2, rollout_truncate=2, rollout_follow=follow)
+    gen = make_generator(cfg, np.random.default_rng(11))
+    for _ in range(40):
+        before = gen.disputed
+        boards, labels, groups = gen.step_grouped(ev.evaluate)
+        if gen.disputed > before:
+            return boards, labels, groups, gen.boards
+    raise AssertionError("no disputed decision in 40 plies")
+
+
+def _best_per_decision(boards, labels, groups):
+    eq = cubeless_equity(labels)  # the opponent, on roll there: the mover's best is his worst
+    return [boards[np.flatnonzero(groups == g)[np.argmin(eq[groups == g])]].tobytes() for g in np.unique(groups)]
+
+
+def test_a_decisions_results_share_its_number_and_numbers_are_not_reused():
+    boards, labels, groups, _ = _first_disputed_step(follow=False)
+    assert len(groups) == len(boards) and (np.diff(groups) >= 0).all()  # a decision's results lie together
+    assert all(1 <= (groups == g).sum() <= 6 for g in np.unique(groups))
+
+
+def test_following_the_rollouts_plays_the_result_they_value_best():
+    boards, labels, groups, after = _first_disputed_step(follow=True)
+    played = {b.tobytes() for b in after}
+    assert all(best in played for best in _best_per_decision(boards, labels, groups))
+
+
+def test_without_following_a_disputed_decision_plays_the_nets_best():
+    boards, labels, groups, after = _first_disputed_step(follow=False)
+    played = {b.tobytes() for b in after}
+    assert not all(best in played for best in _best_per_decision(boards, labels, groups))
