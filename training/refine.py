@@ -145,12 +145,6 @@ def scheduled_lr(cfg: RefineConfig, elapsed: float, total: float) -> float:
     return cfg.lr + f * (cfg.lr_end - cfg.lr)
 
 
-def keep_nets(boards: np.ndarray, targets: np.ndarray, nets: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The labelled positions whose class is valued by one of ``nets``."""
-    keep = valued_by(boards, nets)
-    return boards[keep], targets[keep]
-
-
 def valued_by(boards: np.ndarray, nets: tuple[str, ...]) -> np.ndarray:
     """Which of ``boards`` have a class valued by one of ``nets`` (a boolean mask)."""
     if len(boards) == 0:
@@ -269,10 +263,8 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     raise RuntimeError("a label worker died; see the log above") from None
             while owed >= 1 and buf.count >= cfg.batch_size:
                 owed -= 1
-                if span:  # whole decisions: about batch_size labels from batch_size / span draws
-                    bb, tt, gg = buf.sample(rng, max(1, cfg.batch_size // (span + 1)), span)
-                else:
-                    bb, tt, gg = buf.sample(rng, cfg.batch_size)
+                # with whole decisions (span > 0), about batch_size labels from batch_size / (span + 1) draws
+                bb, tt, gg = buf.sample(rng, max(1, cfg.batch_size // (span + 1)), span)
                 lr = scheduled_lr(cfg, time.time() - t0, minutes * 60)
                 for name, (loss, rows) in nets.train_step(bb, tt, opts, lr, gg, cfg.rank_weight).items():
                     losses.setdefault(name, []).append(loss)

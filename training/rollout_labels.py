@@ -111,11 +111,11 @@ class RolloutLabelGenerator(OnePlyGames):
                 self.decisions += 1
                 eq = cubeless_equity(out_t[at:at + len(r)])
                 at += len(r)
-                # the mover's best result is the one worst for the opponent, who is on roll there
-                top = int(r[int(np.argmin(eq))])
                 if r[0] == best:  # the nets' best is rolled out too (it is unless it ends the game)
+                    # the mover's best result is the one worst for the opponent, who is on roll there
+                    top = int(r[int(np.argmin(eq))])
                     self.disputed += int(top != best)
-                if cfg.rollout_follow and r[0] == best:
-                    chosen[g] = top
+                    if cfg.rollout_follow:
+                        chosen[g] = top
         self.advance(choice, chosen)
         return out_b, out_t, groups
