@@ -86,14 +86,54 @@ def _refine_lr(rc: dict) -> str:
 
 def _supervised_text(rc: dict, st: dict) -> str:
     """How a returns or rollouts stage fitted its labels, and when and where it started."""
-    return (f"Adam lr {_refine_lr(rc)}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} "
+    only = (", only the weights of the inputs each net's encoding adds to the one it extends learning (the nets are "
+            "unchanged wherever those inputs are 0)" if rc.get("new_inputs_only") else "")
+    return (f"Adam lr {_refine_lr(rc)}{only}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} "
             f"labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at "
             f"commit {str(st.get('commit'))[:10]}")
 
 
+def _stage_rows(stages: list[dict]) -> list[str]:
+    """The card's stage table, a line per stage record. A ``graft`` stage says how many of the
+    earlier lines are also the grafted net's history, and is followed by the grafted net's
+    own later stages."""
+    rows = []
+    for i, st in enumerate(stages):
+        if st.get("stage") != "graft":
+            rows.append(_stage_row(st))
+            continue
+        own = st.get("donor_stages", [])
+        shared = 0
+        while shared < min(i, len(own)) and own[shared] == stages[shared]:
+            shared += 1
+        rows.append(f"| {int(st.get('games', 0)):,} | {_graft_text(st, shared, len(own) - shared)} |")
+        rows.extend(f"| {int(d.get('games', 0)):,} | (the grafted {st.get('net')} net) {_stage_what(d)} |" for d in own[shared:])
+    return rows
+
+
+def _graft_text(st: dict, shared: int, own: int) -> str:
+    """What a ``graft`` stage did, and where the grafted net's history is on the card."""
+    cfg = st.get("net_config", {})
+    history = f"its training is the first {shared} stages above" if shared else "its training is listed below"
+    if shared and own:
+        history += f" and the {own} below"
+    return (f"the {st.get('net')} net replaced by that of `{st.get('from')}` (`python -m scripts.graft`): "
+            f"{cfg.get('inputs')}→{cfg.get('hidden')} ({cfg.get('encoding')}), {int(st.get('donor_labelled', 0)):,} "
+            f"labelled positions in its lineage; {history}; at commit {str(st.get('commit'))[:10]}")
+
+
 def _stage_row(st: dict) -> str:
     """One line of the card's stage table from a trainer's stage record."""
-    if "widened_from" in st:
+    return f"| {int(st.get('games', 0)):,} | {_stage_what(st)} |"
+
+
+def _stage_what(st: dict) -> str:
+    """What one (non-graft) stage record did, in words."""
+    if "widened_from" in st and "encoding" in st["widened_from"]:
+        wf = st["widened_from"]
+        what = (f"the {wf.get('net')} net moved from {wf.get('encoding')} ({wf.get('inputs')} inputs) to {wf.get('to')} "
+                f"(`python -m scripts.widen --encoding`), the added inputs at zero weight: outputs unchanged")
+    elif "widened_from" in st:
         what = f"hidden layer widened from {st['widened_from']['hidden']} units (`python -m scripts.widen`), outputs unchanged"
     elif "converted_from" in st:
         cf = st["converted_from"]
@@ -152,7 +192,7 @@ def _stage_row(st: dict) -> str:
         what = (f"{st.get('hidden')} hidden units, λ = {tc.get('lam')}, Adam lr {tc.get('lr')} → {tc.get('lr_final')} "
                 f"(log-linear over games 0-{tc.get('lr_decay_games', 0):,}), seed {tc.get('seed')}, "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
-    return f"| {int(st.get('games', 0)):,} | {what} |"
+    return what
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     hist_rows = "\n".join(
         f"| {h['games']:,} | {int(h.get('labelled', 0)):,} | {h['wall_seconds'] / 3600:.2f} | {h.get('eval/ppg_vs_pubeval', float('nan')):+.3f} ± "
         f"{h.get('eval/ppg_vs_pubeval_ci95', float('nan')):.3f} |" for h in hist)
-    stage_rows = "\n".join(_stage_row(st) for st in ck.get("stages", []))
+    stage_rows = "\n".join(_stage_rows(ck.get("stages", [])))
     stages = ""
     if args.lineage or stage_rows:
         stages = "\n## Training stages\n\n" + (args.lineage.strip() + "\n\n" if args.lineage else "")
