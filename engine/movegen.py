@@ -285,6 +285,18 @@ def _generate_batch(boards, dice, out_boards, offsets, ht_stamp, ht_idx, stamp, 
     return total
 
 
+generate_into = _generate_ws
+"""Numba-callable: ``generate_into(board, d1, d2, ws8, ws64)`` writes the distinct legal
+results of a roll into ``ws8`` (result ``k`` is ``ws8[26 * k: 26 * k + 26]``, mover's view)
+and returns their count, or -1 when the workspace is too small (:func:`new_workspace`)."""
+
+
+def new_workspace(cap: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """Workspaces ``(ws8, ws64)`` for :data:`generate_into`, room for ``cap`` results."""
+    s = _Scratch(cap)
+    return s.ws8, s.ws64
+
+
 class _Scratch:
     """Reusable workspaces so that a call allocates nothing but its answer."""
 

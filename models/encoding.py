@@ -53,6 +53,23 @@ back game (1 anchor)    1      checkers back / 8 with exactly one anchor in 19-2
 Both end with two global inputs: race (1 when there is no contact) and pip difference
 (opponent − me) / 100. Totals: 2 × 107 + 2 = 216 and 2 × 120 + 2 = 242.
 
+``tabla-contact-v3`` (244 inputs; the crashed net) is ``tabla-contact-v2`` followed by one
+input per side (me, then the opponent, each on its own numbering), from
+:func:`models.features.bearoff_exposure`:
+
+======================  =====  =============================================================
+bear-off exposure       1      when the side has every checker on its home points and the
+                               other side has a checker on one of them: the mean over the
+                               side's 21 rolls of the smallest P1 among the roll's results
+                               (0 once its last checker is off), else 0. The share of shots
+                               a bear-off against an anchor or a lone checker must leave,
+                               which the static P1 does not see; already a probability
+======================  =====  =============================================================
+
+The first 242 inputs are those of ``tabla-contact-v2``, so a crashed net moves to this
+encoding with zero weights on the two new inputs and computes what it did
+(``python -m scripts.widen --encoding tabla-contact-v3 --net crashed``).
+
 ``tabla-race-v1`` (275 inputs; the race net), per side: for each point 1-24 the units
 n≥1, n≥2, n≥3, n≥4 and (n−4)/3 when n>4 (120); checkers off as a thermometer, off ≥ k
 for k = 1..14 (14); crossovers (Σ over checkers outside the home board of the home-board
@@ -76,13 +93,16 @@ from numba import njit
 
 from engine import bearoff_build as bb
 from models import race_features
-from models.features import DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, hit_features, rearmost
+from engine.movegen import new_workspace
+from models.features import (DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, bearoff_exposure, contact_features,
+                             hit_features, rearmost)
 
 SIDE_INPUTS = 107
 NUM_INPUTS = 2 * SIDE_INPUTS + 2
 EXPERT_INPUTS = 13
 SIDE_INPUTS_V2 = SIDE_INPUTS + EXPERT_INPUTS
 NUM_INPUTS_V2 = 2 * SIDE_INPUTS_V2 + 2
+NUM_INPUTS_V3 = NUM_INPUTS_V2 + 2
 RACE_SIDE_INPUTS = 137
 NUM_INPUTS_RACE = 2 * RACE_SIDE_INPUTS + 1
 RACE_SIDE_INPUTS_V2 = RACE_SIDE_INPUTS + race_features.EXTRA_SIDE_INPUTS
@@ -293,6 +313,30 @@ def encode_contact(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndar
     return out
 
 
+@njit(cache=True)
+def _encode_v3(boards, out, weights, direct, sums, dbls, rolls, ws8, ws64):
+    """The two bear-off exposures after the ``tabla-contact-v2`` inputs of every row."""
+    fb = np.empty(26, np.int8)
+    hits = np.empty(3, np.float64)
+    k = 2 * SIDE_INPUTS_V2 + 2
+    for n in range(boards.shape[0]):
+        b = boards[n]
+        _flip_into(b, fb)
+        out[n, k] = bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, hits)
+        out[n, k + 1] = bearoff_exposure(fb, ws8, ws64, weights, direct, sums, dbls, rolls, hits)
+
+
+_WS8, _WS64 = new_workspace(4096)
+
+
+def encode_contact_v3(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``tabla-contact-v3`` inputs (N, 26) → (N, 244) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS_V3, out)
+    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, ESCAPE_TABLE)
+    _encode_v3(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, _WS8, _WS64)
+    return out
+
+
 def encode_race(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-race-v1`` inputs (N, 26) → (N, 275) float32."""
     boards, out = _prepare(boards, NUM_INPUTS_RACE, out)
@@ -311,10 +355,15 @@ def encode_race_v2(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndar
 ENCODINGS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
     "tabla-v1": (NUM_INPUTS, encode),
     "tabla-contact-v2": (NUM_INPUTS_V2, encode_contact),
+    "tabla-contact-v3": (NUM_INPUTS_V3, encode_contact_v3),
     "tabla-race-v1": (NUM_INPUTS_RACE, encode_race),
     "tabla-race-v2": (NUM_INPUTS_RACE_V2, encode_race_v2),
 }
 """Encoding name → (number of inputs, batch encoder)."""
+
+EXTENDS: dict[str, str] = {"tabla-contact-v3": "tabla-contact-v2"}
+"""Encodings whose first inputs are those of another encoding, in the same order: a net
+moves to the longer one with zero weights on the added inputs and computes what it did."""
 
 
 def encoder(name: str) -> tuple[int, Callable[..., np.ndarray]]:

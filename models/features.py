@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+from engine.movegen import generate_into
 
 ROLLS = ROLL_ARRAY.astype(np.int64)
 WEIGHTS = ROLL_WEIGHTS.astype(np.float64)
@@ -337,3 +338,45 @@ def contact_features(b, table, out):
             anchors += 1
     out[9] = (back - 3) / 4.0 if anchors >= 2 and back > 3 else 0.0
     out[10] = back / 8.0 if anchors == 1 else 0.0
+
+
+@njit(cache=True)
+def bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, hits):
+    """S's shot exposure bearing off against contact: when S has every checker on its home
+    points 1-6 (none on the bar) and the other side has a checker on one of them, the mean
+    over S's 21 rolls of the smallest P1 (:func:`hit_features`) among the results of the
+    roll (a result that bears off S's last checker counts 0); otherwise 0.
+
+    That is the share of the other side's rolls that hit a blot after S's safest play of
+    its next roll: the tactic of a bear-off against an anchor or a lone checker, which the
+    static P1 of the position itself cannot see. ``ws8``, ``ws64``: a workspace of
+    :func:`engine.movegen.new_workspace`; ``hits``: 3 float64 of scratch."""
+    if b[25] > 0:
+        return 0.0
+    contact = False
+    for i in range(1, 25):
+        if b[i] > 0 and i > 6:
+            return 0.0
+        if b[i] < 0 and i <= 6:
+            contact = True
+    if not contact:
+        return 0.0
+    total = 0.0
+    for r in range(21):
+        n = generate_into(b, rolls[r, 0], rolls[r, 1], ws8, ws64)
+        best = 1.0
+        for k in range(max(n, 0)):
+            res = ws8[26 * k:26 * k + 26]
+            left = False
+            for i in range(1, 26):
+                if res[i] > 0:
+                    left = True
+                    break
+            if not left:
+                best = 0.0
+                break
+            hit_features(res, weights, direct, sums, dbls, rolls, hits)
+            if hits[0] < best:
+                best = hits[0]
+        total += weights[r] * best
+    return total

@@ -85,6 +85,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-rank-weight", type=float, default=r.rank_weight,
                         help="refine, rollouts labels: weight of the loss on the differences between the results of "
                              "one decision (what decides a play), beside the squared error (default 0: off)")
+    parser.add_argument("--refine-new-inputs-only", action="store_true",
+                        help="refine: train only the weights of the inputs each refined net's encoding adds to the one "
+                             "it extends (e.g. after python -m scripts.widen --encoding tabla-contact-v3 --net crashed); "
+                             "the nets stay as they were wherever those inputs are 0")
     parser.add_argument("--refine-nets", nargs="+", choices=("contact", "crashed", "race"), default=list(r.nets),
                         help="refine: the nets that learn (positions of other classes are not labelled)")
     parser.add_argument("--refine-explore", type=float, default=r.explore,
@@ -232,7 +236,8 @@ def _refine(args: argparse.Namespace) -> int:
                        policy_classes=tuple(dict.fromkeys(args.refine_policy_classes or ())),
                        rollout_trials=args.refine_rollout_trials, rollout_truncate=args.refine_rollout_truncate,
                        rollout_others=args.refine_rollout_others, rollout_share=args.refine_rollout_share,
-                       rollout_follow=args.refine_rollout_follow, rank_weight=args.refine_rank_weight)
+                       rollout_follow=args.refine_rollout_follow, rank_weight=args.refine_rank_weight,
+                       new_inputs_only=args.refine_new_inputs_only)
     logging.getLogger().setLevel(logging.INFO)
     t0 = time.monotonic()
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)

@@ -146,6 +146,11 @@ class RefineConfig(RunConfig):
     """``rollouts``: at a rolled-out decision the game plays the result the rollouts value
     best, not the nets' best (Tabla's rollouts as the policy: the games reach positions the
     improved play reaches, e.g. holding an anchor the nets would give up)."""
+    new_inputs_only: bool = False
+    """Train only the weights of the inputs each refined net's encoding adds to the encoding
+    it extends (:data:`models.encoding.EXTENDS`; e.g. the bear-off exposures of
+    ``tabla-contact-v3``): wherever those inputs are 0 the nets compute what they did, so a
+    new expert input is taught without disturbing anything else."""
     rank_weight: float = 0.0
     """Weight of the within-decision term of the loss: the squared error of each labelled
     result's cubeless equity less the mean error of its decision's labelled results.

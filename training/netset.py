@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.classes import BEAROFF1, BEAROFF2, OVER, classify
 from engine.values import array_equity
-from models.encoding import encoder
+from models.encoding import EXTENDS, encoder
 from models.multinet import NET_FOR_CLASS, NET_NAMES, Bearoff, over_probs
 from models.network import NetConfig, make_torch_net, numpy_weights
 from training.config import TrainConfig
@@ -40,6 +40,24 @@ class TorchNets:
         self.modules = {n: make_torch_net(c) for n, c in configs.items()}
         self.encoders = {n: encoder(c.encoding)[1] for n, c in configs.items()}
         self.bearoff = bearoff
+
+    def new_input_params(self, name: str) -> list:
+        """The parameters to train when net ``name`` learns only the weights of the inputs its
+        encoding adds to the one it extends (:data:`models.encoding.EXTENDS`): its first
+        layer's weights, with the gradient of every other column masked to zero (so Adam
+        never moves them). ``ValueError`` when its encoding extends none."""
+        import torch
+
+        enc = self.configs[name].encoding
+        base = EXTENDS.get(enc)
+        if base is None:
+            raise ValueError(f"the {name} net reads {enc}, which adds no inputs to another encoding; move it to one that "
+                             f"does first (python -m scripts.widen --encoding ENC --net {name}; known: {', '.join(EXTENDS)})")
+        w = self.modules[name].fc1.weight
+        mask = torch.zeros_like(w)
+        mask[:, encoder(base)[0]:] = 1.0
+        w.register_hook(lambda g: g * mask)
+        return [w]
 
     def share_memory(self) -> None:
         for m in self.modules.values():

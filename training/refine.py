@@ -210,7 +210,11 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng([cfg.seed, labelled0])
-    opts = {n: torch.optim.Adam(m.parameters(), lr=cfg.lr) for n, m in nets.modules.items()}
+    try:
+        opts = {n: torch.optim.Adam(nets.new_input_params(n) if cfg.new_inputs_only and n in cfg.nets else m.parameters(),
+                                    lr=cfg.lr) for n, m in nets.modules.items()}
+    except ValueError as exc:
+        raise CheckpointError(f"{resume}: {exc}") from None
     buf = LabelBuffer(cfg.buffer_positions)
     ctx = mp.get_context("fork")
     out_q = ctx.Queue(maxsize=64)

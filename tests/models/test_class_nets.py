@@ -79,14 +79,22 @@ def test_deeper_labels_equal_the_searchs_one_ply_position_value():
     assert np.allclose(got, want, atol=1e-5)
 
 
-def _train_then_refine(tmp_path, refine_flags: list[str], parallel_games: int = 16, batch_size: int = 64):
+def _train_then_refine(tmp_path, refine_flags: list[str], parallel_games: int = 16, batch_size: int = 64,
+                       widen: list[str] | None = None):
     """A tiny TD checkpoint (20 games, 8 hidden units), then ``tabla train --stage refine``
-    from it for 0.3 minutes with ``refine_flags``; the refined checkpoint."""
+    from it for 0.3 minutes with ``refine_flags`` (after ``python -m scripts.widen`` with
+    ``widen``, if given); the refined checkpoint."""
     base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", str(parallel_games),
             "--batch-size", str(batch_size), "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
     r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run(base + ["--stage", "refine", "--resume", str(tmp_path / "td" / "latest.pt"), "--out", str(tmp_path / "rf"),
+    start = tmp_path / "td" / "latest.pt"
+    if widen:
+        r = subprocess.run([sys.executable, "-m", "scripts.widen", "--checkpoint", str(start), "--out", str(tmp_path / "w.pt"),
+                            *widen], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert r.returncode == 0, r.stderr
+        start = tmp_path / "w.pt"
+    r = subprocess.run(base + ["--stage", "refine", "--resume", str(start), "--out", str(tmp_path / "rf"),
                                "--minutes", "0.3", "--buffer", "5000", *refine_flags], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
     return load_checkpoint(tmp_path / "rf" / "latest.pt")
@@ -143,6 +151,30 @@ def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_car
     assert "decisions of 1-ply self-play that plays the rolled-out best result at rolled-out decisions" in row
     assert "plus 2.0 × the squared error of each result's equity less its decision's mean error" in row
     assert "the nets' 2 best results and 1 more at random per decision, each rolled out with 2 variance-reduced 1-ply trials cut after 4 half-moves" in row
+
+
+def test_refine_of_new_inputs_only_keeps_every_other_weight(tmp_path):
+    ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
+                                       "--refine-lr", "1e-2", "--refine-new-inputs-only"],
+                            widen=["--net", "contact", "--encoding", "tabla-contact-v3"])
+    st = ck["stages"][-1]
+    assert st["refine_config"]["new_inputs_only"] and ck["labelled"] > 0
+    before = load_checkpoint(tmp_path / "w.pt")["nets"]["contact"]["weights"]
+    after = ck["nets"]["contact"]["weights"]
+    assert torch.equal(before["fc1.weight"][:, :242], after["fc1.weight"][:, :242])
+    for k in ("fc1.bias", "fc2.weight", "fc2.bias"):
+        assert torch.equal(before[k], after[k])
+    from scripts.ship_model import _stage_row
+
+    assert "only the weights of the inputs each net's encoding adds to the one it extends learning" in _stage_row(st)
+
+
+def test_refine_of_new_inputs_only_refuses_a_net_without_new_inputs(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", "models/tabla.pt",
+                        "--out", str(tmp_path / "rf"), "--minutes", "1", "--refine-nets", "crashed", "--refine-new-inputs-only"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "the crashed net reads tabla-contact-v2, which adds no inputs to another encoding" in r.stderr
 
 
 @pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"],

@@ -1,0 +1,141 @@
+"""The bear-off exposure input of ``tabla-contact-v3`` (:func:`models.features.bearoff_exposure`),
+worked out by hand; moving a net to that encoding; and training only the new inputs' weights.
+
+Positions are written in the mover's numbering for both sides: ``me`` (positive, moving
+from 24 down to 1, bar 25) and ``them`` (negative, moving up from their bar at 0).
+"""
+import numpy as np
+import pytest
+
+from engine.movegen import new_workspace
+from engine.position import flip_array
+from models.encoding import NUM_INPUTS_V2, NUM_INPUTS_V3, encode_contact, encode_contact_v3
+from models.features import DBLS, DIRECT, ROLLS, SUMS, WEIGHTS, bearoff_exposure
+
+
+def board(me: dict, them: dict) -> np.ndarray:
+    b = np.zeros(26, np.int8)
+    for p, n in me.items():
+        b[p] += n
+    for p, n in them.items():
+        b[p] -= n
+    return b
+
+
+def exposure(b) -> float:
+    ws8, ws64 = new_workspace(256)
+    return bearoff_exposure(b, ws8, ws64, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, np.zeros(3))
+
+
+def test_a_last_checker_on_the_six_point_past_a_checker_on_the_ace_point_is_exposed_101_of_1296():
+    # my last checker (14 off) on my 6-point, their checker on my ace point. Every roll of 6
+    # pips or more bears it off (exposure 0). The others leave it a blot:
+    #   1-1 (1/36): 6 -> 2, one away from their checker: hit by any 1, 11/36;
+    #   2-1 (2/36): 6 -> 3, two away: any 2 or 1-1, 12/36;
+    #   3-1 (2/36): 6 -> 2: 11/36;
+    #   4-1, 3-2 (2/36 each): 6 -> 1 hitting; their checker enters on my ace point with a 1: 11/36.
+    b = board({6: 1}, {1: 1, 24: 14})
+    want = (1 * 11 + 2 * 12 + 2 * 11 + 2 * 11 + 2 * 11) / 1296
+    assert exposure(b) == pytest.approx(want) == pytest.approx(101 / 1296)
+
+
+def test_with_a_one_two_checkers_on_the_deuce_point_must_hit_and_leave_a_shot():
+    # two checkers on my 2-point (13 off), their checker on my ace point. A roll with a 1 and
+    # another die bears one checker off and must play 2/1* with the 1: the blot on my ace point
+    # is hit by their entering 1s (11/36; keeping the blot on the 2-point instead, 2s and 1-1
+    # hit it: 12/36). 1-1 bears both off (2/1*, 2/1, 1/off, 1/off) and every other roll too.
+    b = board({2: 2}, {1: 1, 24: 14})
+    assert exposure(b) == pytest.approx(5 * 2 / 36 * 11 / 36)
+
+
+def test_no_exposure_without_a_bear_off_against_contact():
+    assert exposure(board({7: 1, 6: 1}, {1: 1, 24: 14})) == 0.0  # a checker outside my home board
+    assert exposure(board({6: 1, 5: 1}, {20: 1, 24: 14})) == 0.0  # nothing of theirs on my home points
+    assert exposure(board({25: 1, 6: 1}, {1: 1, 24: 14})) == 0.0  # on the bar
+
+
+def test_the_v3_encoding_is_v2_followed_by_each_sides_exposure():
+    b = board({6: 1}, {1: 1, 24: 14})
+    x = encode_contact_v3(b)[0]
+    assert x.shape == (NUM_INPUTS_V3,) == (NUM_INPUTS_V2 + 2,)
+    assert np.array_equal(x[:NUM_INPUTS_V2], encode_contact(b)[0])
+    assert x[NUM_INPUTS_V2] == pytest.approx(101 / 1296) and x[NUM_INPUTS_V2 + 1] == 0.0
+    y = encode_contact_v3(flip_array(b))[0]
+    assert y[NUM_INPUTS_V2] == 0.0 and y[NUM_INPUTS_V2 + 1] == pytest.approx(101 / 1296)
+
+
+torch = pytest.importorskip("torch")
+
+
+def _v3_checkpoint():
+    from models.checkpoint import load_checkpoint
+    from training.widen import extend_inputs
+
+    return extend_inputs(load_checkpoint("models/tabla.pt"), "crashed", "tabla-contact-v3")
+
+
+def test_a_net_moved_to_v3_computes_what_it_did():
+    from engine.classes import CRASHED, classify
+    from models.checkpoint import load_checkpoint
+    from models.network import NetConfig, NumpyNet
+
+    old = load_checkpoint("models/tabla.pt")["nets"]["crashed"]
+    new = _v3_checkpoint()["nets"]["crashed"]
+    assert new["net_config"]["encoding"] == "tabla-contact-v3" and new["net_config"]["inputs"] == NUM_INPUTS_V3
+    boards = np.array([board({6: 1}, {1: 1, 24: 14}), board({2: 2}, {1: 1, 24: 14}), board({6: 3, 5: 2}, {3: 2, 24: 13})])
+    assert (classify(boards) == CRASHED).all() and (encode_contact_v3(boards)[:, NUM_INPUTS_V2:] > 0).any()
+
+    def probs(d):
+        return NumpyNet(NetConfig(**d["net_config"]), {k: v.numpy() for k, v in d["weights"].items()}).evaluate(boards)
+
+    assert np.allclose(probs(old), probs(new), atol=1e-6)
+
+
+def test_only_an_encoding_that_extends_the_nets_own_is_accepted():
+    from models.checkpoint import load_checkpoint
+    from training.widen import extend_inputs
+
+    with pytest.raises(ValueError, match="does not extend the race net's encoding"):
+        extend_inputs(load_checkpoint("models/tabla.pt"), "race", "tabla-contact-v3")
+    with pytest.raises(ValueError, match="does not extend"):
+        extend_inputs(_v3_checkpoint(), "crashed", "tabla-contact-v3")  # already there
+
+
+def test_training_only_the_new_inputs_moves_nothing_else():
+    from models.network import NetConfig
+    from training.netset import TorchNets
+
+    ck = _v3_checkpoint()
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()})
+    nets.load_state(ck["nets"])
+    with pytest.raises(ValueError, match="the contact net reads tabla-contact-v2, which adds no inputs"):
+        nets.new_input_params("contact")
+    opts = {"crashed": torch.optim.Adam(nets.new_input_params("crashed"), lr=0.05)}
+    boards = np.array([board({6: 1}, {1: 1, 24: 14}), board({2: 2}, {1: 1, 24: 14})] * 8)
+    before = {k: v.detach().clone() for k, v in nets.modules["crashed"].state_dict().items()}
+    targets = np.tile(np.array([[0.5, 0.0, 0.0, 0.0, 0.0]], np.float32), (len(boards), 1))
+    nets.modules = {"crashed": nets.modules["crashed"]}  # only the net being trained
+    for _ in range(5):
+        nets.train_step(boards, targets, opts, 0.05)
+    after = nets.modules["crashed"].state_dict()
+    assert torch.equal(after["fc1.weight"][:, :NUM_INPUTS_V2], before["fc1.weight"][:, :NUM_INPUTS_V2])
+    assert not torch.equal(after["fc1.weight"][:, NUM_INPUTS_V2:], before["fc1.weight"][:, NUM_INPUTS_V2:])
+    for k in ("fc1.bias", "fc2.weight", "fc2.bias"):
+        assert torch.equal(after[k], before[k])
+
+
+def test_the_widen_command_moves_a_net_and_says_so_on_the_card(tmp_path, capsys):
+    from models.checkpoint import load_checkpoint
+    from scripts.ship_model import _stage_row
+    from scripts.widen import main
+
+    out = tmp_path / "v3.pt"
+    assert main(["--checkpoint", "models/tabla.pt", "--out", str(out)]) == 2
+    assert "give --hidden or --encoding" in capsys.readouterr().err
+    assert main(["--checkpoint", "models/tabla.pt", "--net", "race", "--encoding", "tabla-contact-v3", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: tabla-contact-v3 does not extend") and err.count("\n") == 1
+    assert main(["--checkpoint", "models/tabla.pt", "--net", "crashed", "--encoding", "tabla-contact-v3", "--out", str(out)]) == 0
+    st = load_checkpoint(out)["stages"][-1]
+    assert _stage_row(st).endswith("the crashed net moved from tabla-contact-v2 (242 inputs) to tabla-contact-v3 "
+                                   "(`python -m scripts.widen --encoding`), the added inputs at zero weight: outputs unchanged |")
