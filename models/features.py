@@ -378,5 +378,7 @@ def bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, hits):
             hit_features(res, weights, direct, sums, dbls, rolls, hits)
             if hits[0] < best:
                 best = hits[0]
+                if best == 0.0:  # a safe play: nothing can be smaller
+                    break
         total += weights[r] * best
     return total
