@@ -73,6 +73,15 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
     _atomic_write(Path(path), lambda tmp: torch.save(full, tmp))
 
 
+def save_with_npz(path: str | Path, state: dict[str, Any]) -> None:
+    """Write a class-net checkpoint and, beside it (``.npz``), its inference file."""
+    save_checkpoint(path, state)
+    nets, _ = load_nets(path)
+    export_nets_npz(Path(path).with_suffix(".npz"), nets, {
+        "games": state.get("games"), "labelled": state.get("labelled", 0), "wall_seconds": state.get("wall_seconds"),
+        "metrics": state.get("metrics", {})})
+
+
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read a training checkpoint; raises :class:`CheckpointError` when it is not one."""
     path = Path(path)

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from models.checkpoint import CheckpointError, export_nets_npz, load_checkpoint, load_nets, save_checkpoint
+from models.checkpoint import CheckpointError, load_checkpoint, save_with_npz
 from training.average import average_states
 
 
@@ -23,10 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    save_checkpoint(args.out, state)
-    nets, _ = load_nets(args.out)
-    export_nets_npz(args.out.with_suffix(".npz"), nets, {"games": state.get("games"), "labelled": state.get("labelled", 0),
-                                                         "wall_seconds": state.get("wall_seconds"), "metrics": state.get("metrics", {})})
+    save_with_npz(args.out, state)
     print(f"{args.out}: mean of {len(states)} checkpoints ({', '.join(p.name for p in args.checkpoints)})")
     return 0
 

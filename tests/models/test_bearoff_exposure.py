@@ -11,15 +11,7 @@ from engine.movegen import new_workspace
 from engine.position import flip_array
 from models.encoding import NUM_INPUTS_V2, NUM_INPUTS_V3, encode_contact, encode_contact_v3
 from models.features import DBLS, DIRECT, ROLLS, SUMS, WEIGHTS, bearoff_exposure
-
-
-def board(me: dict, them: dict) -> np.ndarray:
-    b = np.zeros(26, np.int8)
-    for p, n in me.items():
-        b[p] += n
-    for p, n in them.items():
-        b[p] -= n
-    return b
+from tests.rules_helpers import board
 
 
 def exposure(b) -> float:

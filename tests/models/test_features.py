@@ -11,16 +11,7 @@ from models.encoding import (NUM_INPUTS_RACE, NUM_INPUTS_V2, RACE_SIDE_INPUTS, S
                              encode, encode_contact, encode_race)
 from models.features import (DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, escape_from,
                              hit_features)
-
-
-def board(me: dict, them: dict) -> np.ndarray:
-    b = np.zeros(26, np.int8)
-    for p, n in me.items():
-        b[p] += n
-    for p, n in them.items():
-        b[p] -= n
-    assert (np.where(b > 0, b, 0).sum(), -np.where(b < 0, b, 0).sum()) <= (15, 15)
-    return b
+from tests.rules_helpers import board
 
 
 def hits(b):
