@@ -59,19 +59,31 @@ def test_the_v3_encoding_is_v2_followed_by_each_sides_exposure():
 torch = pytest.importorskip("torch")
 
 
+def _v2_checkpoint() -> dict:
+    """A small class-net checkpoint (16 hidden units, random weights) whose contact and crashed
+    nets read ``tabla-contact-v2``."""
+    from training.config import TrainConfig
+    from training.netset import TorchNets, new_configs
+
+    torch.manual_seed(3)
+    nets = TorchNets(new_configs(TrainConfig(hidden=16, race_hidden=4)))
+    with torch.no_grad():
+        for m in nets.modules.values():
+            m.fc1.weight.mul_(4.0)  # outputs that move with the inputs
+    return {"nets": nets.state(), "games": 0, "stages": []}
+
+
 def _v3_checkpoint():
-    from models.checkpoint import load_checkpoint
     from training.widen import extend_inputs
 
-    return extend_inputs(load_checkpoint("models/tabla.pt"), "crashed", "tabla-contact-v3")
+    return extend_inputs(_v2_checkpoint(), "crashed", "tabla-contact-v3")
 
 
 def test_a_net_moved_to_v3_computes_what_it_did():
     from engine.classes import CRASHED, classify
-    from models.checkpoint import load_checkpoint
     from models.network import NetConfig, NumpyNet
 
-    old = load_checkpoint("models/tabla.pt")["nets"]["crashed"]
+    old = _v2_checkpoint()["nets"]["crashed"]
     new = _v3_checkpoint()["nets"]["crashed"]
     assert new["net_config"]["encoding"] == "tabla-contact-v3" and new["net_config"]["inputs"] == NUM_INPUTS_V3
     boards = np.array([board({6: 1}, {1: 1, 24: 14}), board({2: 2}, {1: 1, 24: 14}), board({6: 3, 5: 2}, {3: 2, 24: 13})])
@@ -81,14 +93,14 @@ def test_a_net_moved_to_v3_computes_what_it_did():
         return NumpyNet(NetConfig(**d["net_config"]), {k: v.numpy() for k, v in d["weights"].items()}).evaluate(boards)
 
     assert np.allclose(probs(old), probs(new), atol=1e-6)
+    assert np.ptp(probs(old)[:, 0]) > 1e-3  # the boards are told apart
 
 
 def test_only_an_encoding_that_extends_the_nets_own_is_accepted():
-    from models.checkpoint import load_checkpoint
     from training.widen import extend_inputs
 
     with pytest.raises(ValueError, match="does not extend the race net's encoding"):
-        extend_inputs(load_checkpoint("models/tabla.pt"), "race", "tabla-contact-v3")
+        extend_inputs(_v2_checkpoint(), "race", "tabla-contact-v3")
     with pytest.raises(ValueError, match="does not extend"):
         extend_inputs(_v3_checkpoint(), "crashed", "tabla-contact-v3")  # already there
 
@@ -117,17 +129,18 @@ def test_training_only_the_new_inputs_moves_nothing_else():
 
 
 def test_the_widen_command_moves_a_net_and_says_so_on_the_card(tmp_path, capsys):
-    from models.checkpoint import load_checkpoint
+    from models.checkpoint import load_checkpoint, save_checkpoint
     from scripts.ship_model import _stage_row
     from scripts.widen import main
 
-    out = tmp_path / "v3.pt"
-    assert main(["--checkpoint", "models/tabla.pt", "--out", str(out)]) == 2
+    base, out = tmp_path / "v2.pt", tmp_path / "v3.pt"
+    save_checkpoint(base, _v2_checkpoint())
+    assert main(["--checkpoint", str(base), "--out", str(out)]) == 2
     assert "give --hidden or --encoding" in capsys.readouterr().err
-    assert main(["--checkpoint", "models/tabla.pt", "--net", "race", "--encoding", "tabla-contact-v3", "--out", str(out)]) == 2
+    assert main(["--checkpoint", str(base), "--net", "race", "--encoding", "tabla-contact-v3", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: tabla-contact-v3 does not extend") and err.count("\n") == 1
-    assert main(["--checkpoint", "models/tabla.pt", "--net", "crashed", "--encoding", "tabla-contact-v3", "--out", str(out)]) == 0
+    assert main(["--checkpoint", str(base), "--net", "crashed", "--encoding", "tabla-contact-v3", "--out", str(out)]) == 0
     st = load_checkpoint(out)["stages"][-1]
     assert _stage_row(st).endswith("the crashed net moved from tabla-contact-v2 (242 inputs) to tabla-contact-v3 "
                                    "(`python -m scripts.widen --encoding`), the added inputs at zero weight: outputs unchanged |")

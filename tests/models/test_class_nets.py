@@ -171,10 +171,10 @@ def test_refine_of_new_inputs_only_keeps_every_other_weight(tmp_path):
 
 def test_refine_of_new_inputs_only_refuses_a_net_without_new_inputs(tmp_path):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", "models/tabla.pt",
-                        "--out", str(tmp_path / "rf"), "--minutes", "1", "--refine-nets", "crashed", "--refine-new-inputs-only"],
+                        "--out", str(tmp_path / "rf"), "--minutes", "1", "--refine-nets", "contact", "--refine-new-inputs-only"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "the crashed net reads tabla-contact-v2, which adds no inputs to another encoding" in r.stderr
+    assert "the contact net reads tabla-contact-v2, which adds no inputs to another encoding" in r.stderr
 
 
 @pytest.mark.parametrize("flags", [["--refine-lr", "0"], ["--refine-lr-end", "-1e-5"], ["--refine-explore", "1.5"],
