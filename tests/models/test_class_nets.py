@@ -111,7 +111,8 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
                                        "--refine-lr", "1e-3", "--refine-lr-end", "1e-4", "--refine-explore", "0.2",
                                        "--refine-lambda", "0.7", "--refine-restart-class", "crashed", "--refine-restart", "0.5",
-                                       "--refine-policy-ply", "2", "--refine-policy-classes", "contact", "crashed"])
+                                       "--refine-policy-ply", "2", "--refine-policy-classes", "contact", "crashed"],
+                            parallel_games=8, batch_size=16)  # 2-ply games end slowly: train from the first labels
     assert ck["stages"][-1]["refine_config"]["labels"] == "returns" and ck["labelled"] > 0
     before = load_checkpoint(tmp_path / "td" / "latest.pt")
     w = "fc1.weight"
