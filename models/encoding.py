@@ -70,6 +70,13 @@ The first 242 inputs are those of ``tabla-contact-v2``, so a crashed net moves t
 encoding with zero weights on the two new inputs and computes what it did
 (``python -m scripts.widen --encoding tabla-contact-v3 --net crashed``).
 
+``tabla-contact-v4`` (246 inputs) is ``tabla-contact-v3`` followed by each side's bear-off
+exposure times its checkers left / 15 (me, then the opponent). With the exposure alone the
+net's response to it is one direction in the hidden layer, the same for a last checker and a
+full home board, and it overshoots at high exposures with many checkers; the products let
+that response change with the checkers left. It extends v3 (``EXTENDS``), so a v3 net moves to
+it at zero weight on the products.
+
 ``tabla-race-v1`` (275 inputs; the race net), per side: for each point 1-24 the units
 n≥1, n≥2, n≥3, n≥4 and (n−4)/3 when n>4 (120); checkers off as a thermometer, off ≥ k
 for k = 1..14 (14); crossovers (Σ over checkers outside the home board of the home-board
@@ -103,6 +110,7 @@ EXPERT_INPUTS = 13
 SIDE_INPUTS_V2 = SIDE_INPUTS + EXPERT_INPUTS
 NUM_INPUTS_V2 = 2 * SIDE_INPUTS_V2 + 2
 NUM_INPUTS_V3 = NUM_INPUTS_V2 + 2
+NUM_INPUTS_V4 = NUM_INPUTS_V3 + 2
 RACE_SIDE_INPUTS = 137
 NUM_INPUTS_RACE = 2 * RACE_SIDE_INPUTS + 1
 RACE_SIDE_INPUTS_V2 = RACE_SIDE_INPUTS + race_features.EXTRA_SIDE_INPUTS
@@ -337,6 +345,31 @@ def encode_contact_v3(boards: np.ndarray, out: np.ndarray | None = None) -> np.n
     return out
 
 
+@njit(cache=True)
+def _encode_v4(boards, out):
+    """Each side's bear-off exposure times its checkers left / 15, after the v3 inputs."""
+    k = NUM_INPUTS_V3
+    for n in range(boards.shape[0]):
+        b = boards[n]
+        mine = 0
+        theirs = 0
+        for i in range(26):
+            if b[i] > 0:
+                mine += b[i]
+            elif b[i] < 0:
+                theirs -= b[i]
+        out[n, k] = out[n, k - 2] * mine / 15.0
+        out[n, k + 1] = out[n, k - 1] * theirs / 15.0
+
+
+def encode_contact_v4(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``tabla-contact-v4`` inputs (N, 26) → (N, 246) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS_V4, out)
+    encode_contact_v3(boards, out)
+    _encode_v4(boards, out)
+    return out
+
+
 def encode_race(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-race-v1`` inputs (N, 26) → (N, 275) float32."""
     boards, out = _prepare(boards, NUM_INPUTS_RACE, out)
@@ -356,12 +389,13 @@ ENCODINGS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
     "tabla-v1": (NUM_INPUTS, encode),
     "tabla-contact-v2": (NUM_INPUTS_V2, encode_contact),
     "tabla-contact-v3": (NUM_INPUTS_V3, encode_contact_v3),
+    "tabla-contact-v4": (NUM_INPUTS_V4, encode_contact_v4),
     "tabla-race-v1": (NUM_INPUTS_RACE, encode_race),
     "tabla-race-v2": (NUM_INPUTS_RACE_V2, encode_race_v2),
 }
 """Encoding name → (number of inputs, batch encoder)."""
 
-EXTENDS: dict[str, str] = {"tabla-contact-v3": "tabla-contact-v2"}
+EXTENDS: dict[str, str] = {"tabla-contact-v3": "tabla-contact-v2", "tabla-contact-v4": "tabla-contact-v3"}
 """Encodings whose first inputs are those of another encoding, in the same order: a net
 moves to the longer one with zero weights on the added inputs and computes what it did."""
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.movegen import new_workspace
 from engine.position import flip_array
-from models.encoding import NUM_INPUTS_V2, NUM_INPUTS_V3, encode_contact, encode_contact_v3
+from models.encoding import NUM_INPUTS_V2, NUM_INPUTS_V3, NUM_INPUTS_V4, encode_contact, encode_contact_v3, encode_contact_v4
 from models.features import DBLS, DIRECT, ROLLS, SUMS, WEIGHTS, bearoff_exposure
 from tests.rules_helpers import board
 
@@ -54,6 +54,17 @@ def test_the_v3_encoding_is_v2_followed_by_each_sides_exposure():
     assert x[NUM_INPUTS_V2] == pytest.approx(101 / 1296) and x[NUM_INPUTS_V2 + 1] == 0.0
     y = encode_contact_v3(flip_array(b))[0]
     assert y[NUM_INPUTS_V2] == 0.0 and y[NUM_INPUTS_V2 + 1] == pytest.approx(101 / 1296)
+
+
+def test_the_v4_encoding_adds_each_sides_exposure_times_its_checkers_left():
+    b = board({6: 1}, {1: 1, 24: 14})  # my last checker: 1 left; theirs: 15 left, not bearing off
+    x = encode_contact_v4(b)[0]
+    assert x.shape == (NUM_INPUTS_V4,) and np.array_equal(x[:NUM_INPUTS_V3], encode_contact_v3(b)[0])
+    assert x[NUM_INPUTS_V3] == pytest.approx(101 / 1296 / 15) and x[NUM_INPUTS_V3 + 1] == 0.0
+    two = board({2: 2}, {1: 1, 24: 14})  # two left, exposure 110/1296
+    assert encode_contact_v4(two)[0, NUM_INPUTS_V3] == pytest.approx(110 / 1296 * 2 / 15)
+    y = encode_contact_v4(flip_array(two))[0]
+    assert y[NUM_INPUTS_V3] == 0.0 and y[NUM_INPUTS_V3 + 1] == pytest.approx(110 / 1296 * 2 / 15)
 
 
 torch = pytest.importorskip("torch")
@@ -144,3 +155,23 @@ def test_the_widen_command_moves_a_net_and_says_so_on_the_card(tmp_path, capsys)
     st = load_checkpoint(out)["stages"][-1]
     assert _stage_row(st).endswith("the crashed net moved from tabla-contact-v2 (242 inputs) to tabla-contact-v3 "
                                    "(`python -m scripts.widen --encoding`), the added inputs at zero weight: outputs unchanged |")
+
+
+def test_a_v3_net_moves_to_v4_and_learns_only_the_products():
+    from models.network import NetConfig
+    from training.netset import TorchNets
+    from training.widen import extend_inputs
+
+    ck = extend_inputs(_v3_checkpoint(), "crashed", "tabla-contact-v4")
+    assert ck["nets"]["crashed"]["net_config"]["inputs"] == NUM_INPUTS_V4
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()})
+    nets.load_state(ck["nets"])
+    opts = {"crashed": torch.optim.Adam(nets.new_input_params("crashed"), lr=0.05)}
+    boards = np.array([board({6: 1}, {1: 1, 24: 14}), board({2: 2}, {1: 1, 24: 14})] * 8)
+    before = nets.modules["crashed"].fc1.weight.detach().clone()
+    nets.modules = {"crashed": nets.modules["crashed"]}
+    for _ in range(5):
+        nets.train_step(boards, np.tile(np.array([[0.5, 0.0, 0.0, 0.0, 0.0]], np.float32), (len(boards), 1)), opts, 0.05)
+    after = nets.modules["crashed"].fc1.weight
+    assert torch.equal(after[:, :NUM_INPUTS_V3], before[:, :NUM_INPUTS_V3])
+    assert not torch.equal(after[:, NUM_INPUTS_V3:], before[:, NUM_INPUTS_V3:])
