@@ -326,7 +326,7 @@ def _encode_v3(boards, out, weights, direct, sums, dbls, rolls, ws8, ws64):
     """The two bear-off exposures after the ``tabla-contact-v2`` inputs of every row."""
     fb = np.empty(26, np.int8)
     hits = np.empty(3, np.float64)
-    k = 2 * SIDE_INPUTS_V2 + 2
+    k = NUM_INPUTS_V2
     for n in range(boards.shape[0]):
         b = boards[n]
         _flip_into(b, fb)

@@ -100,14 +100,14 @@ def _stage_rows(stages: list[dict]) -> list[str]:
     rows = []
     for i, st in enumerate(stages):
         if st.get("stage") != "graft":
-            rows.append(_stage_row(st))
+            rows.append(_stage_row(st, _stage_what(st)))
             continue
         own = st.get("donor_stages", [])
         shared = 0
         while shared < min(i, len(own)) and own[shared] == stages[shared]:
             shared += 1
-        rows.append(f"| {int(st.get('games', 0)):,} | {_graft_text(st, shared, len(own) - shared)} |")
-        rows.extend(f"| {int(d.get('games', 0)):,} | (the grafted {st.get('net')} net) {_stage_what(d)} |" for d in own[shared:])
+        rows.append(_stage_row(st, _graft_text(st, shared, len(own) - shared)))
+        rows.extend(_stage_row(d, f"(the grafted {st.get('net')} net) {_stage_what(d)}") for d in own[shared:])
     return rows
 
 
@@ -122,9 +122,10 @@ def _graft_text(st: dict, shared: int, own: int) -> str:
             f"labelled positions in its lineage; {history}; at commit {str(st.get('commit'))[:10]}")
 
 
-def _stage_row(st: dict) -> str:
-    """One line of the card's stage table from a trainer's stage record."""
-    return f"| {int(st.get('games', 0)):,} | {_stage_what(st)} |"
+def _stage_row(st: dict, what: str | None = None) -> str:
+    """One line of the card's stage table from a trainer's stage record (``what``: the text
+    of its second column, by default :func:`_stage_what`)."""
+    return f"| {int(st.get('games', 0)):,} | {_stage_what(st) if what is None else what} |"
 
 
 def _stage_what(st: dict) -> str:

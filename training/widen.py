@@ -22,6 +22,13 @@ from models.encoding import EXTENDS, encoder
 from models.network import NetConfig, make_torch_net
 
 
+def _class_net(checkpoint: dict[str, Any], net: str) -> dict[str, Any]:
+    """The net ``net`` (``net_config`` and ``weights``) of a class-net checkpoint."""
+    if net not in checkpoint["nets"]:
+        raise ValueError(f"no net {net!r} in the checkpoint (nets: {', '.join(checkpoint['nets'])})")
+    return checkpoint["nets"][net]
+
+
 def extend_inputs(checkpoint: dict[str, Any], net: str, encoding: str) -> dict[str, Any]:
     """A class-net checkpoint whose net ``net`` reads ``encoding``, an extension of its own
     encoding; the weights of the added inputs are zero. The optimizer state is dropped."""
@@ -29,14 +36,13 @@ def extend_inputs(checkpoint: dict[str, Any], net: str, encoding: str) -> dict[s
 
     if "nets" not in checkpoint:
         raise ValueError("the checkpoint holds one tabla-v1 net; extend the inputs of a class-net set")
-    if net not in checkpoint["nets"]:
-        raise ValueError(f"no net {net!r} in the checkpoint (nets: {', '.join(checkpoint['nets'])})")
-    old = NetConfig(**checkpoint["nets"][net]["net_config"])
+    d = _class_net(checkpoint, net)
+    old = NetConfig(**d["net_config"])
     if EXTENDS.get(encoding) != old.encoding:
         known = ", ".join(f"{k} (extends {v})" for k, v in EXTENDS.items())
         raise ValueError(f"{encoding} does not extend the {net} net's encoding {old.encoding} (known: {known})")
     cfg = NetConfig(inputs=encoder(encoding)[0], hidden=old.hidden, encoding=encoding)
-    w = checkpoint["nets"][net]["weights"]
+    w = d["weights"]
     weights = {k: v.detach().clone() for k, v in w.items()}
     w1 = w["fc1.weight"]
     weights["fc1.weight"] = torch.cat([w1, torch.zeros((w1.shape[0], cfg.inputs - old.inputs), dtype=w1.dtype)], dim=1)
@@ -55,9 +61,7 @@ def widen_state(checkpoint: dict[str, Any], hidden: int, seed: int = 0, net: str
     In a class-net set (format 2) the net named ``net`` is widened, the others are kept.
     """
     if "nets" in checkpoint:
-        if net not in checkpoint["nets"]:
-            raise ValueError(f"no net {net!r} in the checkpoint (nets: {', '.join(checkpoint['nets'])})")
-        one = {**{k: v for k, v in checkpoint.items() if k != "nets"}, **checkpoint["nets"][net]}
+        one = {**{k: v for k, v in checkpoint.items() if k != "nets"}, **_class_net(checkpoint, net)}
         wide = widen_state(one, hidden, seed)
         nets = dict(checkpoint["nets"])
         nets[net] = {"net_config": wide.pop("net_config"), "weights": wide.pop("weights")}
