@@ -169,7 +169,9 @@ def _stage_what(st: dict) -> str:
                 f"{_supervised_text(rc, st)}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
-        what = (f"refinement (`tabla train --stage refine`): supervised on Tabla's own 2-ply play values of "
+        nets = rc.get("nets")
+        of = f" of the {' and '.join(nets)} nets" if nets else ""
+        what = (f"refinement (`tabla train --stage refine`){of}: supervised on Tabla's own 2-ply play values of "
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
                 f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision, Adam lr {_refine_lr(rc)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
