@@ -116,11 +116,11 @@ def test_only_an_encoding_that_extends_the_nets_own_is_accepted():
         extend_inputs(_v3_checkpoint(), "crashed", "tabla-contact-v3")  # already there
 
 
-def test_training_only_the_new_inputs_moves_nothing_else():
+def _train_new_inputs_of_crashed(ck: dict) -> tuple[dict, dict]:
+    """The crashed net's weights before and after 5 steps that train only its added inputs."""
     from models.network import NetConfig
     from training.netset import TorchNets
 
-    ck = _v3_checkpoint()
     nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()})
     nets.load_state(ck["nets"])
     with pytest.raises(ValueError, match="the contact net reads tabla-contact-v2, which adds no inputs"):
@@ -132,7 +132,11 @@ def test_training_only_the_new_inputs_moves_nothing_else():
     nets.modules = {"crashed": nets.modules["crashed"]}  # only the net being trained
     for _ in range(5):
         nets.train_step(boards, targets, opts, 0.05)
-    after = nets.modules["crashed"].state_dict()
+    return before, nets.modules["crashed"].state_dict()
+
+
+def test_training_only_the_new_inputs_moves_nothing_else():
+    before, after = _train_new_inputs_of_crashed(_v3_checkpoint())
     assert torch.equal(after["fc1.weight"][:, :NUM_INPUTS_V2], before["fc1.weight"][:, :NUM_INPUTS_V2])
     assert not torch.equal(after["fc1.weight"][:, NUM_INPUTS_V2:], before["fc1.weight"][:, NUM_INPUTS_V2:])
     for k in ("fc1.bias", "fc2.weight", "fc2.bias"):
@@ -158,20 +162,10 @@ def test_the_widen_command_moves_a_net_and_says_so_on_the_card(tmp_path, capsys)
 
 
 def test_a_v3_net_moves_to_v4_and_learns_only_the_products():
-    from models.network import NetConfig
-    from training.netset import TorchNets
     from training.widen import extend_inputs
 
     ck = extend_inputs(_v3_checkpoint(), "crashed", "tabla-contact-v4")
     assert ck["nets"]["crashed"]["net_config"]["inputs"] == NUM_INPUTS_V4
-    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()})
-    nets.load_state(ck["nets"])
-    opts = {"crashed": torch.optim.Adam(nets.new_input_params("crashed"), lr=0.05)}
-    boards = np.array([board({6: 1}, {1: 1, 24: 14}), board({2: 2}, {1: 1, 24: 14})] * 8)
-    before = nets.modules["crashed"].fc1.weight.detach().clone()
-    nets.modules = {"crashed": nets.modules["crashed"]}
-    for _ in range(5):
-        nets.train_step(boards, np.tile(np.array([[0.5, 0.0, 0.0, 0.0, 0.0]], np.float32), (len(boards), 1)), opts, 0.05)
-    after = nets.modules["crashed"].fc1.weight
-    assert torch.equal(after[:, :NUM_INPUTS_V3], before[:, :NUM_INPUTS_V3])
-    assert not torch.equal(after[:, NUM_INPUTS_V3:], before[:, NUM_INPUTS_V3:])
+    before, after = _train_new_inputs_of_crashed(ck)
+    assert torch.equal(after["fc1.weight"][:, :NUM_INPUTS_V3], before["fc1.weight"][:, :NUM_INPUTS_V3])
+    assert not torch.equal(after["fc1.weight"][:, NUM_INPUTS_V3:], before["fc1.weight"][:, NUM_INPUTS_V3:])
