@@ -32,7 +32,8 @@ def test_converted_contact_and_crashed_nets_value_positions_as_the_v1_net_did():
     for name in ("contact", "crashed"):
         d = state["nets"][name]
         net = NumpyNet(NetConfig(**d["net_config"]), {k: v.numpy() for k, v in d["weights"].items()})
-        np.testing.assert_array_equal(net.evaluate(boards), v1.evaluate(boards))
+        # the added inputs are 0, so only float32 summation order (which differs by CPU) may differ
+        np.testing.assert_allclose(net.evaluate(boards), v1.evaluate(boards), rtol=0, atol=1e-6)
     assert state["nets"]["race"]["net_config"]["hidden"] == 8
     assert state["games"] == 1234 and state["optimizer"] == []
     assert state["stages"][-1]["converted_from"]["encoding"] == "tabla-v1"
