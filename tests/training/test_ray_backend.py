@@ -70,6 +70,25 @@ def in_background(work) -> threading.Thread:
     return t
 
 
+def assert_same_figures(remote, local, where: str = "") -> None:
+    """Two rollout reports agree: the same keys, counts and settings, and every float
+    within 1e-5 (printed to six decimals from values that may differ in the last bits of
+    float32, see below); the run time (``seconds``) is not compared."""
+    if isinstance(local, dict):
+        assert isinstance(remote, dict) and remote.keys() == local.keys(), where
+        for k in local:
+            if k != "seconds":
+                assert_same_figures(remote[k], local[k], f"{where}.{k}")
+    elif isinstance(local, list):
+        assert isinstance(remote, list) and len(remote) == len(local), where
+        for i, (r, v) in enumerate(zip(remote, local)):
+            assert_same_figures(r, v, f"{where}[{i}]")
+    elif isinstance(local, float):
+        assert isinstance(remote, float) and abs(remote - local) <= 1e-5, f"{where}: {remote} vs {local}"
+    else:
+        assert remote == local, f"{where}: {remote!r} vs {local!r}"
+
+
 def test_ray_run_writes_a_checkpoint_that_resumes_with_either_backend(local_ray, tmp_path):
     # a strength check is due at once (0.06 s): a quiet machine plays the games within seconds
     cfg = TrainConfig(**{**SMALL, "eval_minutes": 0.001, "eval_games": 2}, seed=3)  # strength checks run beside
@@ -123,9 +142,16 @@ def test_rollout_over_ray_equals_the_local_rollout_for_the_same_seed(local_ray):
     board = Position.start().array()
     local = rollout(ev, board, s)
     remote = rollout(ev, board, s, slice_map=RaySlices(tasks=3))
-    for f in ("trials", "probs", "luck", "cubeful", "cubeful_luck", "half_moves"):
+    # the same games: the same trials, each played for the same number of half-moves
+    for f in ("trials", "half_moves"):
         np.testing.assert_array_equal(getattr(remote.rows, f), getattr(local.rows, f))
-    assert {**remote.to_dict(), "seconds": 0} == {**local.to_dict(), "seconds": 0}
+    # the same values up to float32 rounding: the network's output for a position may
+    # differ in the last bit with the size of the batch it is evaluated in (the BLAS
+    # kernel depends on it), and the tasks split the trials into other batches; luck and
+    # cubeful values sum many such outputs, times the cube
+    for f in ("probs", "luck", "cubeful", "cubeful_luck"):
+        np.testing.assert_allclose(getattr(remote.rows, f), getattr(local.rows, f), rtol=0, atol=1e-5)
+    assert_same_figures(remote.to_dict(), local.to_dict())
 
 
 def test_rollout_command_with_backend_ray_prints_the_figures_of_the_local_backend(local_ray, capsys):
@@ -138,4 +164,4 @@ def test_rollout_command_with_backend_ray_prints_the_figures_of_the_local_backen
     local = json.loads(capsys.readouterr().out)
     assert main([*argv, "--backend", "ray"]) == 0
     remote = json.loads(capsys.readouterr().out)
-    assert {**remote, "seconds": 0} == {**local, "seconds": 0}
+    assert_same_figures(remote, local)
