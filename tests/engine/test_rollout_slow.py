@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from engine.rollout import RolloutSettings, rollout
+from rollout_helpers import NET_ROUNDING, assert_same_rows
 from scripts.measure_rollout import contact_positions, measure, summary
 
 pytestmark = pytest.mark.slow
@@ -60,10 +61,4 @@ def test_network_rollout_is_the_same_with_two_workers(net):
     s1 = RolloutSettings(trials=96, truncate=30, cubeful=True)
     a = rollout(net, Position.start().array(), s1)
     b = rollout(net, Position.start().array(), RolloutSettings(trials=96, truncate=30, cubeful=True, workers=2))
-    # the same games; the values up to float32 rounding (the network's output for a position
-    # may differ in the last bit with the size of the batch, and the workers batch differently;
-    # luck and cubeful values sum many such outputs, times the cube)
-    for f in ("trials", "half_moves"):
-        assert np.array_equal(getattr(a.rows, f), getattr(b.rows, f))
-    for f in ("probs", "luck", "cubeful", "cubeful_luck"):
-        np.testing.assert_allclose(getattr(a.rows, f), getattr(b.rows, f), rtol=0, atol=1e-5)
+    assert_same_rows(b.rows, a.rows, atol=NET_ROUNDING)  # the workers batch differently

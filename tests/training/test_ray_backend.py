@@ -16,6 +16,7 @@ pytest.importorskip("torch")
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
 
 from models.checkpoint import load_checkpoint, load_evaluator  # noqa: E402
+from rollout_helpers import NET_ROUNDING, assert_same_rows  # noqa: E402
 from training.config import RayConfig, TrainConfig  # noqa: E402
 from training.ray_backend import train_ray  # noqa: E402
 from training.ray_cluster import connect  # noqa: E402
@@ -72,8 +73,8 @@ def in_background(work) -> threading.Thread:
 
 def assert_same_figures(remote, local, where: str = "") -> None:
     """Two rollout reports agree: the same keys, counts and settings, and every float
-    within 1e-5 (printed to six decimals from values that may differ in the last bits of
-    float32, see below); the run time (``seconds``) is not compared."""
+    within :data:`rollout_helpers.NET_ROUNDING` (printed to six decimals from values that may
+    differ in the last bits of float32); the run time (``seconds``) is not compared."""
     if isinstance(local, dict):
         assert isinstance(remote, dict) and remote.keys() == local.keys(), where
         for k in local:
@@ -84,7 +85,7 @@ def assert_same_figures(remote, local, where: str = "") -> None:
         for i, (r, v) in enumerate(zip(remote, local)):
             assert_same_figures(r, v, f"{where}[{i}]")
     elif isinstance(local, float):
-        assert isinstance(remote, float) and abs(remote - local) <= 1e-5, f"{where}: {remote} vs {local}"
+        assert isinstance(remote, float) and abs(remote - local) <= NET_ROUNDING, f"{where}: {remote} vs {local}"
     else:
         assert remote == local, f"{where}: {remote!r} vs {local!r}"
 
@@ -142,15 +143,7 @@ def test_rollout_over_ray_equals_the_local_rollout_for_the_same_seed(local_ray):
     board = Position.start().array()
     local = rollout(ev, board, s)
     remote = rollout(ev, board, s, slice_map=RaySlices(tasks=3))
-    # the same games: the same trials, each played for the same number of half-moves
-    for f in ("trials", "half_moves"):
-        np.testing.assert_array_equal(getattr(remote.rows, f), getattr(local.rows, f))
-    # the same values up to float32 rounding: the network's output for a position may
-    # differ in the last bit with the size of the batch it is evaluated in (the BLAS
-    # kernel depends on it), and the tasks split the trials into other batches; luck and
-    # cubeful values sum many such outputs, times the cube
-    for f in ("probs", "luck", "cubeful", "cubeful_luck"):
-        np.testing.assert_allclose(getattr(remote.rows, f), getattr(local.rows, f), rtol=0, atol=1e-5)
+    assert_same_rows(remote.rows, local.rows, atol=NET_ROUNDING)  # the tasks batch differently
     assert_same_figures(remote.to_dict(), local.to_dict())
 
 
