@@ -101,8 +101,8 @@ from numba import njit
 from engine import bearoff_build as bb
 from models import race_features
 from engine.movegen import new_workspace
-from models.features import (DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, bearoff_exposure, contact_features,
-                             hit_features, rearmost)
+from models.features import (DBLS, DIRECT, ESCAPE_TABLE, FREE_SHOTS, ROLLS, SUMS, WEIGHTS, bearoff_exposure,
+                             contact_features, hit_features, rearmost)
 
 SIDE_INPUTS = 107
 NUM_INPUTS = 2 * SIDE_INPUTS + 2
@@ -187,23 +187,23 @@ def _globals(b, row, k, pm, po):
 
 
 @njit(cache=True)
-def _encode_v1(boards, out, weights, direct, sums, dbls, rolls):
+def _encode_v1(boards, out, weights, direct, sums, dbls, rolls, shots):
     fb = np.empty(26, np.int8)
     hits = np.empty(3, np.float64)
     for n in range(boards.shape[0]):
         b = boards[n]
         _flip_into(b, fb)
         row = out[n]
-        hit_features(b, weights, direct, sums, dbls, rolls, hits)
+        hit_features(b, weights, direct, sums, dbls, rolls, hits, shots)
         pm = _side(b, row, 0, hits)
-        hit_features(fb, weights, direct, sums, dbls, rolls, hits)
+        hit_features(fb, weights, direct, sums, dbls, rolls, hits, shots)
         po = _side(fb, row, SIDE_INPUTS, hits)
         _globals(b, row, 2 * SIDE_INPUTS, pm, po)
 
 
 @njit(cache=True)
-def _side_v2(b, row, o, weights, direct, sums, dbls, rolls, table, hits, extra):
-    hit_features(b, weights, direct, sums, dbls, rolls, hits)
+def _side_v2(b, row, o, weights, direct, sums, dbls, rolls, shots, table, hits, extra):
+    hit_features(b, weights, direct, sums, dbls, rolls, hits, shots)
     pips = _side(b, row, o, hits)
     k = o + SIDE_INPUTS
     row[k] = hits[1]
@@ -215,7 +215,7 @@ def _side_v2(b, row, o, weights, direct, sums, dbls, rolls, table, hits, extra):
 
 
 @njit(cache=True)
-def _encode_v2(boards, out, weights, direct, sums, dbls, rolls, table):
+def _encode_v2(boards, out, weights, direct, sums, dbls, rolls, shots, table):
     fb = np.empty(26, np.int8)
     hits = np.empty(3, np.float64)
     extra = np.empty(11, np.float64)
@@ -223,8 +223,8 @@ def _encode_v2(boards, out, weights, direct, sums, dbls, rolls, table):
         b = boards[n]
         _flip_into(b, fb)
         row = out[n]
-        pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, table, hits, extra)
-        po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, table, hits, extra)
+        pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
+        po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
         _globals(b, row, 2 * SIDE_INPUTS_V2, pm, po)
 
 
@@ -310,19 +310,19 @@ def encode(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     Every encoder takes an optional ``out``: a zeroed float32 (N, >= inputs) array whose
     first columns it fills (and returns), e.g. one with a bias column after the inputs."""
     boards, out = _prepare(boards, NUM_INPUTS, out)
-    _encode_v1(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS)
+    _encode_v1(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS)
     return out
 
 
 def encode_contact(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-contact-v2`` inputs (N, 26) → (N, 242) float32."""
     boards, out = _prepare(boards, NUM_INPUTS_V2, out)
-    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, ESCAPE_TABLE)
+    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, ESCAPE_TABLE)
     return out
 
 
 @njit(cache=True)
-def _encode_v3(boards, out, weights, direct, sums, dbls, rolls, ws8, ws64):
+def _encode_v3(boards, out, weights, direct, sums, dbls, rolls, shots, ws8, ws64):
     """The two bear-off exposures after the ``tabla-contact-v2`` inputs of every row."""
     fb = np.empty(26, np.int8)
     hits = np.empty(3, np.float64)
@@ -330,8 +330,8 @@ def _encode_v3(boards, out, weights, direct, sums, dbls, rolls, ws8, ws64):
     for n in range(boards.shape[0]):
         b = boards[n]
         _flip_into(b, fb)
-        out[n, k] = bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, hits)
-        out[n, k + 1] = bearoff_exposure(fb, ws8, ws64, weights, direct, sums, dbls, rolls, hits)
+        out[n, k] = bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits)
+        out[n, k + 1] = bearoff_exposure(fb, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits)
 
 
 _WS8, _WS64 = new_workspace(1024)  # a home-board roll has few results (108 at most in 15,000 random bear-offs)
@@ -340,8 +340,8 @@ _WS8, _WS64 = new_workspace(1024)  # a home-board roll has few results (108 at m
 def encode_contact_v3(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-contact-v3`` inputs (N, 26) → (N, 244) float32."""
     boards, out = _prepare(boards, NUM_INPUTS_V3, out)
-    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, ESCAPE_TABLE)
-    _encode_v3(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, _WS8, _WS64)
+    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, ESCAPE_TABLE)
+    _encode_v3(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, _WS8, _WS64)
     return out
 
 

@@ -10,13 +10,13 @@ import pytest
 from engine.movegen import new_workspace
 from engine.position import flip_array
 from models.encoding import NUM_INPUTS_V2, NUM_INPUTS_V3, NUM_INPUTS_V4, encode_contact, encode_contact_v3, encode_contact_v4
-from models.features import DBLS, DIRECT, ROLLS, SUMS, WEIGHTS, bearoff_exposure
+from models.features import DBLS, DIRECT, FREE_SHOTS, ROLLS, SUMS, WEIGHTS, bearoff_exposure
 from tests.rules_helpers import board
 
 
 def exposure(b) -> float:
     ws8, ws64 = new_workspace(256)
-    return bearoff_exposure(b, ws8, ws64, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, np.zeros(3))
+    return bearoff_exposure(b, ws8, ws64, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, np.zeros(3))
 
 
 def test_a_last_checker_on_the_six_point_past_a_checker_on_the_ace_point_is_exposed_101_of_1296():

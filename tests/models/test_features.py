@@ -9,14 +9,18 @@ import pytest
 from engine.classes import BEAROFF1, BEAROFF2, CONTACT, CRASHED, OVER, RACE, classify
 from models.encoding import (NUM_INPUTS_RACE, NUM_INPUTS_V2, RACE_SIDE_INPUTS, SIDE_INPUTS, SIDE_INPUTS_V2,
                              encode, encode_contact, encode_race)
-from models.features import (DBLS, DIRECT, ESCAPE_TABLE, ROLLS, SUMS, WEIGHTS, contact_features, escape_from,
-                             hit_features)
+from engine.position import flip_array
+from engine.randpos import random_game_positions, random_scatter_positions
+from models.features import (DBLS, DIRECT, ESCAPE_TABLE, FREE_SHOTS, NO_TABLE, ROLLS, SUMS, WEIGHTS, contact_features,
+                             escape_from, hit_features)
 from tests.rules_helpers import board
 
 
-def hits(b):
+def hits(b, table=FREE_SHOTS):
     out = np.zeros(3)
-    hit_features(b, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, out)
+    hit_features(b, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, out, table)
+    if table is FREE_SHOTS:  # the shot table never changes a value
+        np.testing.assert_array_equal(out, hits(b, NO_TABLE))
     return out
 
 
@@ -41,6 +45,20 @@ def test_two_blots_count_double_shots_and_the_worse_hit():
     assert p1 == pytest.approx(19 / 36)
     assert p2 == pytest.approx(2 / 36)
     assert loss == pytest.approx((15 * 17 + 4 * 15) / 36)
+
+
+def test_the_shot_table_gives_the_same_shots_as_counting_them_one_by_one():
+    # the table (distances up to 12 by the held points in between) against _blot_mask on
+    # positions of play and scattered ones, both sides, with checkers on the bar or not
+    rng = np.random.default_rng(11)
+    boards = np.concatenate([random_game_positions(rng, 1500), random_scatter_positions(rng, 1500)])
+    boards = np.concatenate([boards, flip_array(boards)]).astype(np.int8)
+    assert (boards[:, 0] < 0).any() and (boards[:, 0] == 0).any()
+    for b in boards:
+        fast, slow = np.zeros(3), np.zeros(3)
+        hit_features(b, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, fast, FREE_SHOTS)
+        hit_features(b, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, slow, NO_TABLE)
+        np.testing.assert_array_equal(fast, slow)
 
 
 def test_a_held_intermediate_point_blocks_the_combined_shot():
