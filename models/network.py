@@ -40,6 +40,23 @@ class NetConfig:
 
 
 @njit(cache=True, fastmath=True)
+def _hidden_sparse(xb, w, h):
+    """``h`` (N, H) = ``xb`` (N, I) @ ``w`` (I, H), skipping zero inputs: three quarters of
+    an encoded position's are zero, so for the small batches of a search this beats BLAS.
+    Each row is summed on its own, so a row's result does not depend on the batch."""
+    n_rows, n_in = xb.shape
+    n_hid = w.shape[1]
+    for n in range(n_rows):
+        for k in range(n_hid):
+            h[n, k] = 0.0
+        for i in range(n_in):
+            v = xb[n, i]
+            if v != 0.0:
+                for k in range(n_hid):
+                    h[n, k] += v * w[i, k]
+
+
+@njit(cache=True, fastmath=True)
 def _output_layer(e, w2t, b2, out):
     """``out`` (N, 5) = consistent probabilities from ``e`` (N, H) = exp(−hidden input).
 
@@ -69,6 +86,10 @@ def _output_layer(e, w2t, b2, out):
         out[n, 4] = lg * s[4]
 
 
+SPARSE_MAX_ROWS = 64
+"""Batches up to this many positions take :func:`_hidden_sparse`, larger ones BLAS."""
+
+
 class NumpyNet:
     """Inference with plain numpy: an :class:`engine.evaluator.Evaluator`."""
 
@@ -95,7 +116,11 @@ class NumpyNet:
 
     def _forward_biased(self, xb: np.ndarray) -> np.ndarray:
         """Probabilities from encoded inputs followed by a column of ones (N, inputs + 1)."""
-        h = xb @ self._neg_w1b  # −(x·W1 + b1)
+        if len(xb) <= SPARSE_MAX_ROWS:
+            h = np.empty((len(xb), self._neg_w1b.shape[1]), np.float32)
+            _hidden_sparse(xb, self._neg_w1b, h)  # −(x·W1 + b1)
+        else:
+            h = xb @ self._neg_w1b
         np.exp(h, out=h)
         out = np.empty((h.shape[0], 5), np.float32)
         _output_layer(h, self.w2t, self.b2, out)

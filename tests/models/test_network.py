@@ -41,6 +41,26 @@ def test_numpy_inference_equals_torch():
     assert isinstance(NumpyNet(cfg, numpy_weights(net)), Evaluator)
 
 
+def test_small_batches_skip_zero_inputs_with_the_same_values_whatever_the_batch():
+    # batches up to SPARSE_MAX_ROWS sum only the non-zero inputs, row by row: the dense
+    # product's values, and a position's value is the same alone or in any small batch
+    from models.network import SPARSE_MAX_ROWS
+    cfg, net = _net(seed=3)
+    numpy_net = NumpyNet(cfg, numpy_weights(net))
+    boards = random_game_positions(np.random.default_rng(4), SPARSE_MAX_ROWS)
+    xb = numpy_net._input_buffer(len(boards))
+    encode(boards, out=xb)
+    assert (xb == 0).mean() > 0.5
+    small = numpy_net.evaluate(boards)
+    with torch.no_grad():
+        dense = net(torch.from_numpy(xb[:, :-1])).numpy()
+    np.testing.assert_allclose(small, dense, atol=1e-6)
+    alone = np.concatenate([numpy_net.evaluate(boards[i:i + 1]) for i in range(len(boards))])
+    in_sevens = np.concatenate([numpy_net.evaluate(boards[i:i + 7]) for i in range(0, len(boards), 7)])
+    np.testing.assert_array_equal(small, alone)
+    np.testing.assert_array_equal(small, in_sevens)
+
+
 def test_checkpoint_round_trip(tmp_path):
     cfg, net = _net(2)
     state = {"net_config": cfg.to_dict(), "weights": {k: v.clone() for k, v in net.state_dict().items()}, "games": 7}
