@@ -25,6 +25,7 @@ shot chance (P1)        1      share of the 36 rolls with which the other side c
                                least one of this side's blots (direct and combined shots,
                                intermediate stops must be open; bar entry first)
 outfield blocks         1      points 7-12 held / 6 (blocking the other side's escape)
+unused                  1      always 0 (a slot the first nets were built with)
 ======================  =====  =============================================================
 
 ``tabla-contact-v2`` adds 13 expert inputs per side (:mod:`models.features`):
@@ -169,6 +170,7 @@ def _side(b, out, o, hits):
     out[k + 7] = blots / 5.0
     out[k + 8] = hits[0]
     out[k + 9] = outfield / 6.0
+    out[k + 10] = 0.0  # the unused input
     return pips
 
 
@@ -307,8 +309,9 @@ def _prepare(boards: np.ndarray, width: int, out: np.ndarray | None) -> tuple[np
 def encode(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-v1`` inputs for a batch of boards (N, 26) → (N, 216) float32.
 
-    Every encoder takes an optional ``out``: a zeroed float32 (N, >= inputs) array whose
-    first columns it fills (and returns), e.g. one with a bias column after the inputs."""
+    Every encoder takes an optional ``out``: a float32 (N, >= inputs) array whose first
+    columns it fills, every one of them (and returns), e.g. one with a bias column after
+    the inputs; it need not be zeroed."""
     boards, out = _prepare(boards, NUM_INPUTS, out)
     _encode_v1(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS)
     return out

@@ -40,17 +40,17 @@ class NetConfig:
 
 
 @njit(cache=True, fastmath=True)
-def _hidden_sparse(xb, w, h):
-    """``h`` (N, H) = ``xb`` (N, I) @ ``w`` (I, H), skipping zero inputs: three quarters of
-    an encoded position's are zero, so for the small batches of a search this beats BLAS.
-    Each row is summed on its own, so a row's result does not depend on the batch."""
-    n_rows, n_in = xb.shape
+def _hidden_sparse(x, w, bias, h):
+    """``h`` (N, H) = ``bias`` (H) + ``x`` (N, I) @ ``w`` (I, H), skipping zero inputs: three
+    quarters of an encoded position's are zero, so for the small batches of a search this
+    beats BLAS. Each row is summed on its own: its result does not depend on the batch."""
+    n_rows, n_in = x.shape
     n_hid = w.shape[1]
     for n in range(n_rows):
         for k in range(n_hid):
-            h[n, k] = 0.0
+            h[n, k] = bias[k]
         for i in range(n_in):
-            v = xb[n, i]
+            v = x[n, i]
             if v != 0.0:
                 for k in range(n_hid):
                     h[n, k] += v * w[i, k]
@@ -103,6 +103,7 @@ class NumpyNet:
         # −W1 with −b1 as one more row: a batch encoded with a trailing column of ones
         # gives the negated hidden input −(x·W1 + b1) in one product
         self._neg_w1b = np.ascontiguousarray(np.vstack([-self.w1, -self.b1[None, :]]), dtype=np.float32)
+        self._neg_b1 = np.ascontiguousarray(self._neg_w1b[-1])
         self.w2t = np.ascontiguousarray(weights["fc2.weight"], dtype=np.float32)  # (5, hidden)
         self.b2 = np.asarray(weights["fc2.bias"], dtype=np.float32)
         if self.w1.shape != (config.inputs, config.hidden) or self.w2t.shape != (5, config.hidden):
@@ -114,13 +115,8 @@ class NumpyNet:
         xb[:, -1] = 1.0
         return xb
 
-    def _forward_biased(self, xb: np.ndarray) -> np.ndarray:
-        """Probabilities from encoded inputs followed by a column of ones (N, inputs + 1)."""
-        if len(xb) <= SPARSE_MAX_ROWS:
-            h = np.empty((len(xb), self._neg_w1b.shape[1]), np.float32)
-            _hidden_sparse(xb, self._neg_w1b, h)  # −(x·W1 + b1)
-        else:
-            h = xb @ self._neg_w1b
+    def _outputs(self, h: np.ndarray) -> np.ndarray:
+        """Probabilities from the negated hidden inputs −(x·W1 + b1) (N, hidden), in place."""
         np.exp(h, out=h)
         out = np.empty((h.shape[0], 5), np.float32)
         _output_layer(h, self.w2t, self.b2, out)
@@ -128,9 +124,15 @@ class NumpyNet:
 
     def evaluate(self, boards: np.ndarray) -> np.ndarray:
         """(N, 26) boards, player on roll → (N, 5) probabilities."""
-        if len(boards) == 0:
+        n = len(boards)
+        if n == 0:
             return np.zeros((0, 5), np.float32)
-        return self._forward_biased(self.encode(boards, out=self._input_buffer(len(boards))))
+        if n <= SPARSE_MAX_ROWS:
+            x = self.encode(boards, out=np.empty((n, self.config.inputs), np.float32))
+            h = np.empty((n, self.config.hidden), np.float32)
+            _hidden_sparse(x, self._neg_w1b, self._neg_b1, h)
+            return self._outputs(h)
+        return self._outputs(self.encode(boards, out=self._input_buffer(n)) @ self._neg_w1b)
 
 
 def make_torch_net(config: NetConfig):

@@ -48,3 +48,20 @@ def test_borne_off_and_bar_inputs():
     assert x[96] == 1.0  # two on the bar / 2
     assert abs(x[97] - 10 / 15) < 1e-6
     assert abs(x[SIDE_INPUTS + 97] - 10 / 15) < 1e-6
+
+
+def test_every_encoder_writes_every_input_so_its_buffer_need_not_be_zeroed():
+    # the nets encode small batches into np.empty buffers: a column an encoder skipped
+    # would keep garbage, here NaN
+    from engine.randpos import random_scatter_positions
+    from models.encoding import ENCODINGS, encoder
+
+    rng = np.random.default_rng(2)
+    boards = np.concatenate([random_game_positions(rng, 1500), random_scatter_positions(rng, 1500)])
+    for name in ENCODINGS:
+        n, enc = encoder(name)
+        out = np.full((len(boards), n + 1), np.nan, np.float32)
+        enc(boards, out=out)
+        assert not np.isnan(out[:, :n]).any(), name
+        np.testing.assert_array_equal(out[:, :n], enc(boards), err_msg=name)
+        assert np.isnan(out[:, n]).all(), name  # nothing written past its inputs
