@@ -102,8 +102,8 @@ from numba import njit
 from engine import bearoff_build as bb
 from models import race_features
 from engine.movegen import new_workspace
-from models.features import (DBLS, DIRECT, ESCAPE_TABLE, FREE_SHOTS, ROLLS, SUMS, WEIGHTS, bearoff_exposure,
-                             contact_features, hit_features, rearmost)
+from models.features import (DBLS, DIRECT, ESCAPE_TABLE, FREE_SHOTS, ROLLS, SUMS, WEIGHTS, exposure_of_rolls,
+                             contact_features, exposure_key, hit_features, rearmost)
 
 SIDE_INPUTS = 107
 NUM_INPUTS = 2 * SIDE_INPUTS + 2
@@ -326,15 +326,37 @@ def encode_contact(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndar
 
 @njit(cache=True)
 def _encode_v3(boards, out, weights, direct, sums, dbls, rolls, shots, ws8, ws64):
-    """The two bear-off exposures after the ``tabla-contact-v2`` inputs of every row."""
+    """The two bear-off exposures after the ``tabla-contact-v2`` inputs of every row.
+
+    An exposure runs the move generator over 21 rolls, and the plays of one roll (or a
+    search's positions) often share it: the side on roll's is the same for every play that
+    does not hit it. So each call computes each :func:`models.features.exposure_key` once,
+    in a small open-addressing table of its own."""
     fb = np.empty(26, np.int8)
     hits = np.empty(3, np.float64)
     k = NUM_INPUTS_V2
+    size = 64
+    while size < 4 * boards.shape[0]:
+        size *= 2
+    keys = np.full(size, -1, np.int64)
+    values = np.empty(size, np.float64)
     for n in range(boards.shape[0]):
-        b = boards[n]
-        _flip_into(b, fb)
-        out[n, k] = bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits)
-        out[n, k + 1] = bearoff_exposure(fb, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits)
+        _flip_into(boards[n], fb)
+        for side in range(2):
+            b = boards[n] if side == 0 else fb
+            key = exposure_key(b)
+            value = 0.0
+            if key >= 0:
+                slot = ((key * 2654435761) >> 16) & (size - 1)
+                while keys[slot] != -1 and keys[slot] != key:
+                    slot = (slot + 1) & (size - 1)
+                if keys[slot] == key:
+                    value = values[slot]
+                else:
+                    value = exposure_of_rolls(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits)
+                    keys[slot] = key
+                    values[slot] = value
+            out[n, k + side] = value
 
 
 _WS8, _WS64 = new_workspace(1024)  # a home-board roll has few results (108 at most in 15,000 random bear-offs)

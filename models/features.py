@@ -400,26 +400,32 @@ def contact_features(b, table, out):
 
 
 @njit(cache=True)
-def bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits):
-    """S's shot exposure bearing off against contact: when S has every checker on its home
-    points 1-6 (none on the bar) and the other side has a checker on one of them, the mean
-    over S's 21 rolls of the smallest P1 (:func:`hit_features`) among the results of the
-    roll (a result that bears off S's last checker counts 0); otherwise 0.
-
-    That is the share of the other side's rolls that hit a blot after S's safest play of
-    its next roll: the tactic of a bear-off against an anchor or a lone checker, which the
-    static P1 of the position itself cannot see. ``ws8``, ``ws64``: a workspace of
-    :func:`engine.movegen.new_workspace`; ``hits``: 3 float64 of scratch."""
+def exposure_key(b):
+    """What :func:`bearoff_exposure` of ``b`` depends on, as one number: −1 when it is 0 at
+    once (S has a checker on the bar or off its home points 1-6, or the other side none on
+    them); otherwise ``b[0..6]`` (the other side's bar and S's home points) packed 5 bits a
+    point. Boards with the same key have the same exposure: S's plays stay on points 1-6,
+    and only the other side's checkers on its bar and points 1-5 can hit a blot there."""
     if b[25] > 0:
-        return 0.0
+        return np.int64(-1)
     contact = False
     for i in range(1, 25):
         if b[i] > 0 and i > 6:
-            return 0.0
+            return np.int64(-1)
         if b[i] < 0 and i <= 6:
             contact = True
     if not contact:
-        return 0.0
+        return np.int64(-1)
+    key = np.int64(0)
+    for i in range(7):
+        key = key * 32 + (b[i] + 15)
+    return key
+
+
+@njit(cache=True)
+def exposure_of_rolls(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits):
+    """The mean over S's 21 rolls of the smallest P1 of the roll's results (see
+    :func:`bearoff_exposure`), for a board whose :func:`exposure_key` is not −1."""
     total = 0.0
     for r in range(21):
         n = generate_into(b, rolls[r, 0], rolls[r, 1], ws8, ws64)
@@ -441,3 +447,19 @@ def bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hi
                     break
         total += weights[r] * best
     return total
+
+
+@njit(cache=True)
+def bearoff_exposure(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits):
+    """S's shot exposure bearing off against contact: when S has every checker on its home
+    points 1-6 (none on the bar) and the other side has a checker on one of them, the mean
+    over S's 21 rolls of the smallest P1 (:func:`hit_features`) among the results of the
+    roll (a result that bears off S's last checker counts 0); otherwise 0.
+
+    That is the share of the other side's rolls that hit a blot after S's safest play of
+    its next roll: the tactic of a bear-off against an anchor or a lone checker, which the
+    static P1 of the position itself cannot see. ``ws8``, ``ws64``: a workspace of
+    :func:`engine.movegen.new_workspace`; ``hits``: 3 float64 of scratch."""
+    if exposure_key(b) < 0:
+        return 0.0
+    return exposure_of_rolls(b, ws8, ws64, weights, direct, sums, dbls, rolls, shots, hits)

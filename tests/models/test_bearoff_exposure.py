@@ -56,6 +56,30 @@ def test_the_v3_encoding_is_v2_followed_by_each_sides_exposure():
     assert y[NUM_INPUTS_V2] == 0.0 and y[NUM_INPUTS_V2 + 1] == pytest.approx(101 / 1296)
 
 
+def test_boards_alike_on_the_home_points_and_the_bar_share_one_exposure_in_a_batch():
+    # the encoder computes each exposure key once a call: a batch of bear-offs against
+    # contact that repeat their home boards (as the plays of one roll do for the side on
+    # roll) gets every board's own exposure, the same as one board at a time
+    rng = np.random.default_rng(8)
+    homes = []
+    for _ in range(40):
+        me = {p: int(c) for p, c in zip(range(1, 7), rng.multinomial(int(rng.integers(1, 9)), [1 / 6] * 6)) if c}
+        them = {int(rng.integers(1, 6)): int(rng.integers(1, 3)), 24: 3}
+        homes.append((me, them))
+    boards = []
+    for me, them in homes:
+        for outside in range(4):  # the same home points, the other side's checkers elsewhere differ
+            t = dict(them)
+            t[13 + outside] = t.get(13 + outside, 0) + 1
+            b = board(me, t)
+            boards += [b, flip_array(b)]
+    boards = np.array(boards, dtype=np.int8)
+    x = encode_contact_v3(boards)
+    one_by_one = [(exposure(b), exposure(flip_array(b))) for b in boards]
+    np.testing.assert_array_equal(x[:, NUM_INPUTS_V2:NUM_INPUTS_V3], np.array(one_by_one, dtype=np.float32))
+    assert (x[:, NUM_INPUTS_V2] > 0).sum() > 50
+
+
 def test_the_v4_encoding_adds_each_sides_exposure_times_its_checkers_left():
     b = board({6: 1}, {1: 1, 24: 14})  # my last checker: 1 left; theirs: 15 left, not bearing off
     x = encode_contact_v4(b)[0]
