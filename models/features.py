@@ -51,6 +51,32 @@ def _shot_tables():
 DIRECT, SUMS, DBLS = _shot_tables()
 
 
+@njit(cache=True, inline="always")
+def _double_shots(b, i, dist, maxk, entering, dbls):
+    """The doubles that carry the negative side's checker on point ``i`` the ``dist`` pips to
+    S's blot in at most ``maxk`` steps, every point in between open; ``entering``: the
+    hitter's side has a checker on the bar, which must first enter on the double's point."""
+    mask = np.int64(0)
+    for s in range(3):
+        r = dbls[dist, s, 0]
+        if r < 0:
+            break
+        d = dbls[dist, s, 1]
+        k = dbls[dist, s, 2]
+        if k > maxk:
+            continue
+        if entering and b[d] >= 2:
+            continue
+        ok = True
+        for m in range(1, k):
+            if b[i + m * d] >= 2:
+                ok = False
+                break
+        if ok:
+            mask |= np.int64(1) << r
+    return mask
+
+
 @njit(cache=True)
 def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls, hitters, nh):
     """The rolls with which the negative side can hit S's blot on point ``j``.
@@ -89,23 +115,7 @@ def _blot_mask(b, j, on_bar, direct, sums, dbls, rolls, hitters, nh):
                         h = dist if dist > e else e
                         lo = e if dist > e else dist
                         mask |= np.int64(1) << (h * (h - 1) // 2 + lo - 1)
-        for s in range(3):
-            r = dbls[dist, s, 0]
-            if r < 0:
-                break
-            d = dbls[dist, s, 1]
-            k = dbls[dist, s, 2]
-            if k > maxk:
-                continue
-            if i != 0 and on_bar > 0 and b[d] >= 2:
-                continue
-            ok = True
-            for m in range(1, k):
-                if b[i + m * d] >= 2:
-                    ok = False
-                    break
-            if ok:
-                mask |= np.int64(1) << r
+        mask |= _double_shots(b, i, dist, maxk, i != 0 and on_bar > 0, dbls)
         if i != 0 and on_bar > 0 and dist <= 6:
             # doubles: enter with d, then hit directly with d
             if b[dist] < 2 and on_bar <= 3:
@@ -206,19 +216,8 @@ def hit_features(b, weights, direct, sums, dbls, rolls, out, table):
                 dist = j - i
                 if dist <= 12:
                     m |= table[dist, (held >> (i + 1)) & ((np.int64(1) << (dist - 1)) - 1)]
-                    continue
-                for s in range(3):
-                    r = dbls[dist, s, 0]
-                    if r < 0:
-                        break
-                    d = dbls[dist, s, 1]
-                    ok = True
-                    for k in range(1, dbls[dist, s, 2]):
-                        if b[i + k * d] >= 2:
-                            ok = False
-                            break
-                    if ok:
-                        m |= np.int64(1) << r
+                else:
+                    m |= _double_shots(b, i, dist, 4, False, dbls)
         two_hit |= any_hit & m
         fresh = m & ~any_hit
         any_hit |= m
