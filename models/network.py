@@ -130,6 +130,7 @@ class NumpyNet:
         if n <= SPARSE_MAX_ROWS:
             x = self.encode(boards, out=np.empty((n, self.config.inputs), np.float32))
             h = np.empty((n, self.config.hidden), np.float32)
+            # x has no column of ones, so the product stops before −W1b's last row (−b1)
             _hidden_sparse(x, self._neg_w1b, self._neg_b1, h)
             return self._outputs(h)
         return self._outputs(self.encode(boards, out=self._input_buffer(n)) @ self._neg_w1b)
