@@ -78,6 +78,23 @@ full home board, and it overshoots at high exposures with many checkers; the pro
 that response change with the checkers left. It extends v3 (``EXTENDS``), so a v3 net moves to
 it at zero weight on the products.
 
+``tabla-contact-v5`` (250 inputs; for the contact net) is ``tabla-contact-v2`` followed by
+four shape inputs per side (me, then the opponent, each on its own numbering), from
+:func:`models.features.shape_features`; it extends v2, so a v2 net moves to it at zero weight:
+
+======================  =====  =============================================================
+free pips               1      pips of the side's checkers already past the other side's
+                               rearmost checker (points below it), Σ n·p / 100: what it can
+                               play without giving up a point that still matters
+rear spread             1      with A the mean point of the side's checkers (bar = 25), the
+                               mean of (p − A)² over the checkers behind A / 400
+escape mobility         1      Σ over checkers on 7-25 of their escape chance (as in rear
+                               escape) × (p − 6), / 100: how freely the way home is open
+wall ahead              1      1 − the smallest escape chance from the points 8..rearmost
+                               checker (0 when every checker is below 8): the worst wall
+                               the rearmost checker still has to pass
+======================  =====  =============================================================
+
 ``tabla-race-v1`` (275 inputs; the race net), per side: for each point 1-24 the units
 n≥1, n≥2, n≥3, n≥4 and (n−4)/3 when n>4 (120); checkers off as a thermometer, off ≥ k
 for k = 1..14 (14); crossovers (Σ over checkers outside the home board of the home-board
@@ -103,7 +120,7 @@ from engine import bearoff_build as bb
 from models import race_features
 from engine.movegen import new_workspace
 from models.features import (DBLS, DIRECT, ESCAPE_TABLE, FREE_SHOTS, ROLLS, SUMS, WEIGHTS, exposure_of_rolls,
-                             contact_features, exposure_key, hit_features, rearmost)
+                             contact_features, exposure_key, hit_features, rearmost, shape_features)
 
 SIDE_INPUTS = 107
 NUM_INPUTS = 2 * SIDE_INPUTS + 2
@@ -112,6 +129,8 @@ SIDE_INPUTS_V2 = SIDE_INPUTS + EXPERT_INPUTS
 NUM_INPUTS_V2 = 2 * SIDE_INPUTS_V2 + 2
 NUM_INPUTS_V3 = NUM_INPUTS_V2 + 2
 NUM_INPUTS_V4 = NUM_INPUTS_V3 + 2
+SHAPE_INPUTS = 4
+NUM_INPUTS_V5 = NUM_INPUTS_V2 + 2 * SHAPE_INPUTS
 RACE_SIDE_INPUTS = 137
 NUM_INPUTS_RACE = 2 * RACE_SIDE_INPUTS + 1
 RACE_SIDE_INPUTS_V2 = RACE_SIDE_INPUTS + race_features.EXTRA_SIDE_INPUTS
@@ -395,6 +414,28 @@ def encode_contact_v4(boards: np.ndarray, out: np.ndarray | None = None) -> np.n
     return out
 
 
+@njit(cache=True)
+def _encode_v5(boards, out, table):
+    """The four shape inputs of each side (me, then the opponent) after the v2 inputs."""
+    fb = np.empty(26, np.int8)
+    shape = np.empty(SHAPE_INPUTS, np.float64)
+    for n in range(boards.shape[0]):
+        _flip_into(boards[n], fb)
+        for side in range(2):
+            shape_features(boards[n] if side == 0 else fb, table, shape)
+            k = NUM_INPUTS_V2 + side * SHAPE_INPUTS
+            for i in range(SHAPE_INPUTS):
+                out[n, k + i] = shape[i]
+
+
+def encode_contact_v5(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``tabla-contact-v5`` inputs (N, 26) → (N, 250) float32."""
+    boards, out = _prepare(boards, NUM_INPUTS_V5, out)
+    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, ESCAPE_TABLE)
+    _encode_v5(boards, out, ESCAPE_TABLE)
+    return out
+
+
 def encode_race(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-race-v1`` inputs (N, 26) → (N, 275) float32."""
     boards, out = _prepare(boards, NUM_INPUTS_RACE, out)
@@ -415,12 +456,14 @@ ENCODINGS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
     "tabla-contact-v2": (NUM_INPUTS_V2, encode_contact),
     "tabla-contact-v3": (NUM_INPUTS_V3, encode_contact_v3),
     "tabla-contact-v4": (NUM_INPUTS_V4, encode_contact_v4),
+    "tabla-contact-v5": (NUM_INPUTS_V5, encode_contact_v5),
     "tabla-race-v1": (NUM_INPUTS_RACE, encode_race),
     "tabla-race-v2": (NUM_INPUTS_RACE_V2, encode_race_v2),
 }
 """Encoding name → (number of inputs, batch encoder)."""
 
-EXTENDS: dict[str, str] = {"tabla-contact-v3": "tabla-contact-v2", "tabla-contact-v4": "tabla-contact-v3"}
+EXTENDS: dict[str, str] = {"tabla-contact-v3": "tabla-contact-v2", "tabla-contact-v4": "tabla-contact-v3",
+                           "tabla-contact-v5": "tabla-contact-v2"}
 """Encodings whose first inputs are those of another encoding, in the same order: a net
 moves to the longer one with zero weights on the added inputs and computes what it did."""
 

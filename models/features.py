@@ -399,6 +399,49 @@ def contact_features(b, table, out):
 
 
 @njit(cache=True)
+def shape_features(b, table, out):
+    """The four ``tabla-contact-v5`` features of S (the encoding table's order): free pips,
+    spread of the rear checkers, escapes weighted by the way home, and the wall ahead."""
+    rear, opp_rear = rearmost(b)
+    free = 0
+    total = 0
+    count = 0
+    for p in range(1, 26):
+        if b[p] > 0:
+            total += b[p] * p
+            count += b[p]
+            if p < opp_rear:
+                free += b[p] * p
+    out[0] = free / 100.0
+    # the mean square distance behind the mean point of the checkers that are behind it
+    spread = 0.0
+    if count > 0:
+        mean = total / count
+        behind = 0
+        for p in range(1, 26):
+            if b[p] > 0 and p > mean:
+                spread += b[p] * (p - mean) ** 2
+                behind += b[p]
+        if behind > 0:
+            spread /= behind
+    out[1] = spread / 400.0
+    # each checker outside the home board: its escape chance times its distance from home;
+    # and the lowest escape chance on the rearmost checker's way home (points 8..rear)
+    mobility = float(b[7]) if b[7] > 0 else 0.0
+    worst = 1.0
+    mask = 0
+    for p in range(8, 26):
+        mask = ((mask << 1) | (1 if b[p - 1] <= -2 else 0)) & 4095
+        e = table[mask]
+        if b[p] > 0:
+            mobility += b[p] * e * (p - 6)
+        if p <= rear and e < worst:
+            worst = e
+    out[2] = mobility / 100.0
+    out[3] = 1.0 - worst
+
+
+@njit(cache=True)
 def exposure_key(b):
     """What :func:`bearoff_exposure` of ``b`` depends on, as one number: −1 when it is 0 at
     once (S has a checker on the bar or off its home points 1-6, or the other side none on
