@@ -415,24 +415,31 @@ def encode_contact_v4(boards: np.ndarray, out: np.ndarray | None = None) -> np.n
 
 
 @njit(cache=True)
-def _encode_v5(boards, out, table):
-    """The four shape inputs of each side (me, then the opponent) after the v2 inputs."""
+def _encode_v5(boards, out, weights, direct, sums, dbls, rolls, shots, table):
+    """The ``tabla-contact-v2`` inputs, then the four shape inputs of each side (me, then the
+    opponent), in one pass over the batch."""
     fb = np.empty(26, np.int8)
+    hits = np.empty(3, np.float64)
+    extra = np.empty(11, np.float64)
     shape = np.empty(SHAPE_INPUTS, np.float64)
     for n in range(boards.shape[0]):
-        _flip_into(boards[n], fb)
+        b = boards[n]
+        _flip_into(b, fb)
+        row = out[n]
+        pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
+        po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
+        _globals(b, row, 2 * SIDE_INPUTS_V2, pm, po)
         for side in range(2):
-            shape_features(boards[n] if side == 0 else fb, table, shape)
+            shape_features(b if side == 0 else fb, table, shape)
             k = NUM_INPUTS_V2 + side * SHAPE_INPUTS
             for i in range(SHAPE_INPUTS):
-                out[n, k + i] = shape[i]
+                row[k + i] = shape[i]
 
 
 def encode_contact_v5(boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``tabla-contact-v5`` inputs (N, 26) → (N, 250) float32."""
     boards, out = _prepare(boards, NUM_INPUTS_V5, out)
-    _encode_v2(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, ESCAPE_TABLE)
-    _encode_v5(boards, out, ESCAPE_TABLE)
+    _encode_v5(boards, out, WEIGHTS, DIRECT, SUMS, DBLS, ROLLS, FREE_SHOTS, ESCAPE_TABLE)
     return out
 
 
