@@ -235,18 +235,22 @@ def _side_v2(b, row, o, weights, direct, sums, dbls, rolls, shots, table, hits, 
     return pips
 
 
+@njit(cache=True, inline="always")
+def _row_v2(b, fb, row, weights, direct, sums, dbls, rolls, shots, table, hits, extra):
+    """One board's ``tabla-contact-v2`` inputs into ``row``; leaves its flip in ``fb``."""
+    _flip_into(b, fb)
+    pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
+    po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
+    _globals(b, row, 2 * SIDE_INPUTS_V2, pm, po)
+
+
 @njit(cache=True)
 def _encode_v2(boards, out, weights, direct, sums, dbls, rolls, shots, table):
     fb = np.empty(26, np.int8)
     hits = np.empty(3, np.float64)
     extra = np.empty(11, np.float64)
     for n in range(boards.shape[0]):
-        b = boards[n]
-        _flip_into(b, fb)
-        row = out[n]
-        pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
-        po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
-        _globals(b, row, 2 * SIDE_INPUTS_V2, pm, po)
+        _row_v2(boards[n], fb, out[n], weights, direct, sums, dbls, rolls, shots, table, hits, extra)
 
 
 @njit(cache=True)
@@ -424,11 +428,8 @@ def _encode_v5(boards, out, weights, direct, sums, dbls, rolls, shots, table):
     shape = np.empty(SHAPE_INPUTS, np.float64)
     for n in range(boards.shape[0]):
         b = boards[n]
-        _flip_into(b, fb)
         row = out[n]
-        pm = _side_v2(b, row, 0, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
-        po = _side_v2(fb, row, SIDE_INPUTS_V2, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
-        _globals(b, row, 2 * SIDE_INPUTS_V2, pm, po)
+        _row_v2(b, fb, row, weights, direct, sums, dbls, rolls, shots, table, hits, extra)
         for side in range(2):
             shape_features(b if side == 0 else fb, table, shape)
             k = NUM_INPUTS_V2 + side * SHAPE_INPUTS
