@@ -83,8 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refine, rollouts labels: at a rolled-out decision the game plays the result the rollouts "
                              "value best, not the nets' best")
     parser.add_argument("--refine-rank-weight", type=float, default=r.rank_weight,
-                        help="refine, rollouts labels: weight of the loss on the differences between the results of "
-                             "one decision (what decides a play), beside the squared error (default 0: off)")
+                        help="refine, search or rollouts labels: weight of the loss on the differences between the "
+                             "results of one decision (what decides a play), beside the squared error (default 0: off)")
     parser.add_argument("--refine-new-inputs-only", action="store_true",
                         help="refine: train only the weights of the inputs each refined net's encoding adds to the one "
                              "it extends (e.g. after python -m scripts.widen --encoding tabla-contact-v3 --net crashed); "
@@ -218,8 +218,10 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-rollout-share must be above 0 and at most 1, got {args.refine_rollout_share}")
     if not args.refine_rank_weight >= 0:
         raise CliError(f"--refine-rank-weight must be at least 0, got {args.refine_rank_weight}")
-    if (args.refine_rank_weight > 0 or args.refine_rollout_follow) and args.refine_labels != "rollouts":
-        raise CliError("--refine-rank-weight and --refine-rollout-follow need --refine-labels rollouts")
+    if args.refine_rank_weight > 0 and args.refine_labels == "returns":
+        raise CliError("--refine-rank-weight needs --refine-labels search or rollouts (returns labels have no siblings)")
+    if args.refine_rollout_follow and args.refine_labels != "rollouts":
+        raise CliError("--refine-rollout-follow needs --refine-labels rollouts")
     if args.refine_restart > 0 and args.refine_restart_class is None:
         raise CliError("--refine-restart needs --refine-restart-class")
     if not args.refine_lr > 0 or (args.refine_lr_end is not None and not args.refine_lr_end >= 0):

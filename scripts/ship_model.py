@@ -122,6 +122,13 @@ def _graft_text(st: dict, shared: int, own: int) -> str:
             f"labelled positions in its lineage; {history}; at commit {str(st.get('commit'))[:10]}")
 
 
+def _rank_text(rc: dict) -> str:
+    """The card's words for the within-decision term of a refinement's loss ("" when off)."""
+    if not rc.get("rank_weight"):
+        return ""
+    return f", plus {rc['rank_weight']} × the squared error of each result's equity less its decision's mean error"
+
+
 def _stage_row(st: dict, what: str | None = None) -> str:
     """One line of the card's stage table from a trainer's stage record (``what``: the text
     of its second column, by default :func:`_stage_what`)."""
@@ -158,14 +165,12 @@ def _stage_what(st: dict) -> str:
         cut = f"cut after {rc['rollout_truncate']} half-moves" if rc.get("rollout_truncate") else "played to the end"
         policy = ("1-ply self-play that plays the rolled-out best result at rolled-out decisions"
                   if rc.get("rollout_follow") else "greedy 1-ply self-play")
-        rank = (f", plus {rc['rank_weight']} × the squared error of each result's equity less its decision's mean error"
-                if rc.get("rank_weight") else "")
         what = (f"refinement (`tabla train --stage refine --refine-labels rollouts`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on Tabla's own rollouts of {int(st.get('labelled_here', 0)):,} results of "
                 f"{int(st.get('decisions', 0)):,} decisions of {policy} ({int(st.get('disputed', 0)):,} disputed: "
                 f"the best rolled-out result not the nets' best), the nets' {rc.get('candidates')} best results and "
                 f"{rc.get('rollout_others')} more at random per decision, each rolled out with {rc.get('rollout_trials')} "
-                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}{rank}, "
+                f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}{_rank_text(rc)}, "
                 f"{_supervised_text(rc, st)}")
     elif st.get("stage") == "refine":
         rc = st.get("refine_config", {})
@@ -173,7 +178,7 @@ def _stage_what(st: dict) -> str:
         of = f" of the {' and '.join(nets)} nets" if nets else ""
         what = (f"refinement (`tabla train --stage refine`){of}: supervised on Tabla's own 2-ply play values of "
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
-                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision, Adam lr {_refine_lr(rc)}, "
+                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision{_rank_text(rc)}, Adam lr {_refine_lr(rc)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "race":
         rc = st.get("race_config", {})

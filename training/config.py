@@ -156,7 +156,8 @@ class RefineConfig(RunConfig):
     result's cubeless equity less the mean error of its decision's labelled results.
     A play depends only on the differences between the results of one roll; this term fits
     those differences, beside the plain squared error of the probabilities. 0: off. Only
-    labels that come in decisions (``rollouts``) have siblings."""
+    labels that come in decisions (``search``: a disputed decision's candidates;
+    ``rollouts``) have siblings."""
 
     def __post_init__(self) -> None:
         if self.restart_class is not None and self.restart_class not in CLASS_NAMES:

@@ -79,6 +79,12 @@ class Generator(OnePlyGames):
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the labelled positions (opponent on roll)."""
+        boards, targets, _ = self.step_grouped(evaluate)
+        return boards, targets
+
+    def step_grouped(self, evaluate) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`step`, with each label's decision: a number shared by the labelled
+        results of one roll, counted from 0 over the generator's life."""
         cfg, rng, n = self.cfg, self.rng, self.cfg.parallel_games
         choice, offsets = self.roll(evaluate)
         opp = choice.opp_probs
@@ -94,7 +100,7 @@ class Generator(OnePlyGames):
                 top = order[: cfg.candidates]
                 cand_rows.extend(top.tolist())
                 cand_game.extend([g] * len(top))
-        labels_b, labels_t = [], []
+        labels_b, labels_t, labels_g = [], [], []
         if cand_rows:
             rows = np.array(cand_rows)
             games = np.array(cand_game)
@@ -116,10 +122,11 @@ class Generator(OnePlyGames):
                     continue
                 labels_b.append(choice.opp_boards[rows[keep]])
                 labels_t.append(deep[keep])
+                labels_g.append(np.full(len(keep), self.decisions - 1, np.int64))
         self.advance(choice, chosen)
         if not labels_b:
-            return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32)
-        return np.concatenate(labels_b), np.concatenate(labels_t)
+            return np.zeros((0, 26), np.int8), np.zeros((0, 5), np.float32), np.zeros(0, np.int64)
+        return np.concatenate(labels_b), np.concatenate(labels_t), np.concatenate(labels_g)
 
 
 LABEL_KINDS = ("search", "returns", "rollouts")
@@ -162,7 +169,7 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     torch.set_num_threads(1)
     parent = os.getppid()
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
-    grouped = isinstance(gen, RolloutLabelGenerator)
+    grouped = isinstance(gen, (Generator, RolloutLabelGenerator))
     while not stop.is_set() and os.getppid() == parent:
         bs, ts, gs = [], [], []
         d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.pool.restarts, gen.deeper
@@ -230,7 +237,8 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     owed = 0.0  # gradient steps earned by new labels and not yet taken
     has_disputes = cfg.labels in ("search", "rollouts")  # only these count disputed decisions
     # the rank term needs a decision's labels together: they lie within its size of each other
-    span = cfg.candidates + cfg.rollout_others - 1 if cfg.labels == "rollouts" and cfg.rank_weight > 0 else 0
+    size = cfg.candidates + (cfg.rollout_others if cfg.labels == "rollouts" else 0)
+    span = size - 1 if has_disputes and cfg.rank_weight > 0 else 0
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)

@@ -107,6 +107,17 @@ def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path):
     assert not torch.equal(before["nets"]["contact"]["weights"]["fc1.weight"], ck["nets"]["contact"]["weights"]["fc1.weight"])
 
 
+def test_refine_on_search_labels_with_the_within_decision_term_says_so_on_the_card(tmp_path):
+    ck = _train_then_refine(tmp_path, ["--refine-rank-weight", "1.5", "--candidates", "3"])
+    st = ck["stages"][-1]
+    assert st["refine_config"]["labels"] == "search" and st["refine_config"]["rank_weight"] == 1.5 and ck["labelled"] > 0
+    from scripts.ship_model import _stage_row
+
+    row = _stage_row(st)
+    assert "2-ply play values" in row
+    assert "3 candidates per decision, plus 1.5 × the squared error of each result's equity less its decision's mean error" in row
+
+
 def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
                                        "--refine-lr", "1e-3", "--refine-lr-end", "1e-4", "--refine-explore", "0.2",
@@ -182,7 +193,8 @@ def test_refine_of_new_inputs_only_refuses_a_net_without_new_inputs(tmp_path):
                                    ["--refine-lambda", "1.2"], ["--refine-restart", "1.5"], ["--refine-restart", "0.5"],
                                    ["--refine-policy-classes", "crashed"], ["--refine-rollout-trials", "0"],
                                    ["--refine-rollout-truncate", "0"], ["--refine-rollout-share", "0"],
-                                   ["--refine-rank-weight", "-1"], ["--refine-rank-weight", "0.5"], ["--refine-rollout-follow"]])
+                                   ["--refine-rank-weight", "-1"], ["--refine-rank-weight", "0.5", "--refine-labels", "returns"],
+                                   ["--refine-rollout-follow"]])
 def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -259,6 +259,29 @@ def test_search_label_games_restart_from_the_pool_too():
     assert gen.pool.added == added
 
 
+def test_search_labels_of_one_decision_share_its_number_and_only_its():
+    # The rank term of the loss compares the labelled results of one roll: every disputed
+    # decision's candidates carry one number, no two decisions share one, and the labels of
+    # a decision lie together (what LabelBuffer.sample's span relies on).
+    from models.checkpoint import load_evaluator
+    from training.refine import Generator
+
+    ev = load_evaluator("models/tabla.npz")
+    gen = Generator(RefineConfig(parallel_games=8, candidates=3, keep_agreed=0.5), np.random.default_rng(21))
+    seen, sizes = set(), []
+    for _ in range(30):
+        before = gen.decisions
+        boards, targets, groups = gen.step_grouped(ev.evaluate)
+        assert len(boards) == len(targets) == len(groups)
+        assert ((groups >= before) & (groups < gen.decisions)).all()
+        starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+        runs = groups[starts]
+        assert len(set(runs.tolist())) == len(runs) and not (set(runs.tolist()) & seen)  # together, and new
+        seen |= set(runs.tolist())
+        sizes += np.diff(np.r_[starts, len(groups)]).tolist()
+    assert max(sizes) <= 3 and 1 in sizes and max(sizes) > 1  # agreed decisions: one label; disputed: up to 3
+
+
 def test_two_ply_self_play_plays_the_best_of_the_candidates_at_two_ply():
     # For every roll of a middle-game position, the play kept is the candidate (among the
     # nets' best few) with the highest 2-ply value, and the value kept for the luck is the
