@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
 | | |
 |---|---|
 | networks | one per position class (`engine/classes.py`, `models/multinet.py`): {_nets_text({n: c.to_dict() for n, (c, _) in nets.items()})}; each inputs → sigmoid hidden → 5 conditional sigmoid outputs (encodings in `models/encoding.py`) |
-| bear-offs | {'exact databases (`engine/bearoff.py`)' if getattr(net, 'bearoff', None) is not None else 'the race net (no database in this build)'} |
+| bear-offs | {'exact databases (`engine/bearoff.py`); races with every checker on points 1-8 from the one-sided database over those points' if getattr(net, 'bearoff', None) is not None else 'the race net (no database in this build)'} |
 | training | TD(λ) self-play, λ-return targets (λ = {tc.get('lam')}), Adam lr {tc.get('lr')} → {tc.get('lr_final')} over {tc.get('lr_decay_games', 0):,} games, batch {tc.get('batch_size')}, {tc.get('workers')} Hogwild workers × {tc.get('parallel_games')} parallel games; then the refinement stages listed below |
 | games trained | {int(ck.get('games', 0)):,} |
 | positions trained by TD | {int(ck.get('positions', 0)):,} |
