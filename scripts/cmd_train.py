@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scripts.cmd_train_ray import add_ray_arguments, run_ray
 from scripts.tabla import CliError
-from training.config import RaceConfig, RefineConfig, TrainConfig
+from training.config import GROUPED_LABELS, RaceConfig, RefineConfig, TrainConfig
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -218,7 +218,7 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-rollout-share must be above 0 and at most 1, got {args.refine_rollout_share}")
     if not args.refine_rank_weight >= 0:
         raise CliError(f"--refine-rank-weight must be at least 0, got {args.refine_rank_weight}")
-    if args.refine_rank_weight > 0 and args.refine_labels == "returns":
+    if args.refine_rank_weight > 0 and args.refine_labels not in GROUPED_LABELS:
         raise CliError("--refine-rank-weight needs --refine-labels search or rollouts (returns labels have no siblings)")
     if args.refine_rollout_follow and args.refine_labels != "rollouts":
         raise CliError("--refine-rollout-follow needs --refine-labels rollouts")

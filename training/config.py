@@ -56,6 +56,10 @@ class TrainConfig(RunConfig):
         return self.lr * (self.lr_final / self.lr) ** f
 
 
+GROUPED_LABELS = ("search", "rollouts")
+"""Refinement label kinds whose labels come in decisions (siblings), as the rank term of the loss needs."""
+
+
 @dataclass
 class RefineConfig(RunConfig):
     """Supervised refinement of trained class nets on labels from Tabla's own search.

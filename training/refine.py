@@ -21,7 +21,7 @@ import numpy as np
 from engine.values import mover_equity
 from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
 from models.network import NetConfig
-from training.config import RefineConfig
+from training.config import GROUPED_LABELS, RefineConfig
 from training.labels import ply1_probs
 from training.netset import TorchNets
 from engine.classes import classify
@@ -169,7 +169,7 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
     torch.set_num_threads(1)
     parent = os.getppid()
     gen = make_generator(cfg, np.random.default_rng([cfg.seed, seed, wid]))
-    grouped = isinstance(gen, (Generator, RolloutLabelGenerator))
+    grouped = cfg.labels in GROUPED_LABELS
     while not stop.is_set() and os.getppid() == parent:
         bs, ts, gs = [], [], []
         d0, s0, e0, r0, p0 = gen.decisions, gen.disputed, gen.explored, gen.pool.restarts, gen.deeper
@@ -238,7 +238,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     has_disputes = cfg.labels in ("search", "rollouts")  # only these count disputed decisions
     # the rank term needs a decision's labels together: they lie within its size of each other
     size = cfg.candidates + (cfg.rollout_others if cfg.labels == "rollouts" else 0)
-    span = size - 1 if has_disputes and cfg.rank_weight > 0 else 0
+    span = size - 1 if cfg.labels in GROUPED_LABELS and cfg.rank_weight > 0 else 0
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
