@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -33,9 +34,16 @@ START = {6: 5, 8: 3, 13: 5, 24: 2}
 
 
 def spawn_tabla(args: list[str], timeout: float = 30) -> pexpect.spawn:
-    """``python -m scripts.tabla ARGS`` in a 60 x 200 terminal, from the repository."""
+    """``python -m scripts.tabla ARGS`` in a 60 x 200 terminal, from the repository, with
+    Ctrl-C's default action restored: a test run started in the background (``cmd &``) ignores
+    SIGINT, the child would inherit that, and Python then installs no KeyboardInterrupt."""
     return pexpect.spawn(sys.executable, args, cwd=str(ROOT), encoding="utf-8",
-                         timeout=timeout, echo=False, dimensions=(60, 200))
+                         timeout=timeout, echo=False, dimensions=(60, 200),
+                         preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def spawn(*extra: str) -> pexpect.spawn:

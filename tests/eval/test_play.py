@@ -8,9 +8,7 @@ and ``--load``. The cube, resignations and match play are in :mod:`test_play_cub
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 
@@ -367,9 +365,7 @@ def test_end_of_input_and_ctrl_c_end_the_session_without_a_traceback():
     assert "Traceback" not in proc.stdout + proc.stderr
     child = spawn("--seed", "1")
     child.expect([YOU, MOVE])
-    # what the terminal does on Ctrl-C: SIGINT to the foreground process group (writing the
-    # ^C character instead races with the line editor's terminal modes on a loaded machine)
-    os.killpg(child.pid, signal.SIGINT)
+    child.sendintr()
     child.expect(pexpect.EOF)
     assert "Traceback" not in child.before
     child.close()
