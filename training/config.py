@@ -57,7 +57,8 @@ class TrainConfig(RunConfig):
 
 
 GROUPED_LABELS = ("search", "rollouts")
-"""Refinement label kinds whose labels come in decisions (siblings), as the rank term of the loss needs."""
+"""Refinement label kinds that label the candidates of a decision searched deeper: their labels come
+in decisions (siblings, as the rank term of the loss needs) and they count disputed decisions."""
 
 
 @dataclass

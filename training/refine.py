@@ -235,10 +235,10 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     last_ckpt = last_eval = last_log = t0
     losses: dict[str, list[float]] = {}
     owed = 0.0  # gradient steps earned by new labels and not yet taken
-    has_disputes = cfg.labels in ("search", "rollouts")  # only these count disputed decisions
+    grouped = cfg.labels in GROUPED_LABELS  # labels by decision; only these count disputed ones
     # the rank term needs a decision's labels together: they lie within its size of each other
     size = cfg.candidates + (cfg.rollout_others if cfg.labels == "rollouts" else 0)
-    span = size - 1 if cfg.labels in GROUPED_LABELS and cfg.rank_weight > 0 else 0
+    span = size - 1 if grouped and cfg.rank_weight > 0 else 0
 
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
@@ -287,12 +287,12 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
                 share = stage["disputed"] / max(1, stage["decisions"])
                 explored = stage["explored"] / max(1, stage["decisions"])
-                if has_disputes:
+                if grouped:
                     writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/explored_share", explored, step)
                 writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
                 writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
-                kind = f"{100 * share:.1f}% disputed, " if has_disputes else ""
+                kind = f"{100 * share:.1f}% disputed, " if grouped else ""
                 log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", buf.count, stage["decisions"],
                          kind, 100 * explored, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}
