@@ -79,6 +79,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refine, rollouts labels: results rolled out besides the --candidates best, drawn at random")
     parser.add_argument("--refine-rollout-share", type=float, default=r.rollout_share,
                         help="refine, rollouts labels: chance that a decision of a refined net's class is rolled out")
+    parser.add_argument("--refine-rollout-close", type=float, default=None,
+                        help="refine, rollouts labels: roll out only decisions whose two best results by the nets are "
+                             "within this cubeless equity, and clear ones with chance --refine-rollout-clear-share "
+                             "(default: every decision alike)")
+    parser.add_argument("--refine-rollout-clear-share", type=float, default=r.rollout_clear_share,
+                        help="refine, rollouts labels with --refine-rollout-close: chance that a clear decision is "
+                             "rolled out all the same")
     parser.add_argument("--refine-rollout-follow", action="store_true",
                         help="refine, rollouts labels: at a rolled-out decision the game plays the result the rollouts "
                              "value best, not the nets' best")
@@ -220,6 +227,12 @@ def _refine(args: argparse.Namespace) -> int:
         raise CliError(f"--refine-rank-weight must be at least 0, got {args.refine_rank_weight}")
     if args.refine_rank_weight > 0 and args.refine_labels not in GROUPED_LABELS:
         raise CliError("--refine-rank-weight needs --refine-labels search or rollouts (returns labels have no siblings)")
+    if args.refine_rollout_close is not None and not args.refine_rollout_close >= 0:
+        raise CliError(f"--refine-rollout-close must be at least 0, got {args.refine_rollout_close}")
+    if not 0.0 <= args.refine_rollout_clear_share <= 1.0:
+        raise CliError(f"--refine-rollout-clear-share must be between 0 and 1, got {args.refine_rollout_clear_share}")
+    if args.refine_rollout_close is not None and args.refine_labels != "rollouts":
+        raise CliError("--refine-rollout-close needs --refine-labels rollouts")
     if args.refine_rollout_follow and args.refine_labels != "rollouts":
         raise CliError("--refine-rollout-follow needs --refine-labels rollouts")
     if args.refine_restart > 0 and args.refine_restart_class is None:
@@ -238,6 +251,8 @@ def _refine(args: argparse.Namespace) -> int:
                        policy_classes=tuple(dict.fromkeys(args.refine_policy_classes or ())),
                        rollout_trials=args.refine_rollout_trials, rollout_truncate=args.refine_rollout_truncate,
                        rollout_others=args.refine_rollout_others, rollout_share=args.refine_rollout_share,
+                       rollout_close=args.refine_rollout_close,
+                       rollout_clear_share=args.refine_rollout_clear_share,
                        rollout_follow=args.refine_rollout_follow, rank_weight=args.refine_rank_weight,
                        new_inputs_only=args.refine_new_inputs_only)
     logging.getLogger().setLevel(logging.INFO)

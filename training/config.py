@@ -147,6 +147,14 @@ class RefineConfig(RunConfig):
     """``rollouts``: results rolled out besides the ``candidates`` best, drawn at random from the rest."""
     rollout_share: float = 1.0
     """``rollouts``: chance that a decision of a refined net's class is rolled out."""
+    rollout_close: float | None = None
+    """``rollouts``: a decision whose two best results by the nets are further apart than
+    this (cubeless equity) is *clear* and rolled out only with chance ``rollout_clear_share``
+    (after ``rollout_share``); None: every decision is treated alike. Rollouts rarely overturn
+    a clear choice, so their cost goes where the nets' choice is in doubt."""
+    rollout_clear_share: float = 0.1
+    """``rollouts`` with ``rollout_close``: chance that a clear decision is rolled out all the same
+    (its labels keep the nets' values of clear choices anchored)."""
     rollout_follow: bool = False
     """``rollouts``: at a rolled-out decision the game plays the result the rollouts value
     best, not the nets' best (Tabla's rollouts as the policy: the games reach positions the
@@ -170,6 +178,10 @@ class RefineConfig(RunConfig):
         unknown = set(self.policy_classes) - set(CLASS_NAMES)
         if unknown:
             raise ValueError(f"policy_classes must be among {', '.join(CLASS_NAMES)}, got {', '.join(sorted(unknown))}")
+        if self.rollout_close is not None and self.rollout_close < 0:
+            raise ValueError(f"rollout_close must be at least 0, got {self.rollout_close}")
+        if not 0.0 <= self.rollout_clear_share <= 1.0:
+            raise ValueError(f"rollout_clear_share must be between 0 and 1, got {self.rollout_clear_share}")
         if self.rank_weight < 0:
             raise ValueError(f"rank_weight must be at least 0, got {self.rank_weight}")
 

@@ -1,9 +1,10 @@
 """Rollout labels: results of self-play decisions valued by Tabla's own rollouts.
 
 Self-play games advance at 1 ply (the nets' best play). At a decision whose position on
-roll is valued by one of the nets being refined (with chance ``rollout_share``), some of
-its results are rolled out and labelled with the rollout's probabilities: the nets'
-``candidates`` best results and ``rollout_others`` more drawn at random from the rest. Each
+roll is valued by one of the nets being refined (with chance ``rollout_share``; with
+``rollout_close``, only where the nets' two best results are that close, and a clear
+decision with chance ``rollout_clear_share``), some of its results are rolled out and
+labelled with the rollout's probabilities: the nets' ``candidates`` best results and ``rollout_others`` more drawn at random from the rest. Each
 is a variance-reduced rollout of ``rollout_trials`` trials played at 1 ply
 (:mod:`engine.rollout_trials`; cut after ``rollout_truncate`` half-moves when given, valued
 there by the nets or the bearoff databases), seen by the opponent, who is on roll there.
@@ -30,7 +31,7 @@ import numpy as np
 
 from engine.classes import classify
 from engine.rollout_trials import TrialLoop, TrialSpec
-from engine.values import cubeless_equity
+from engine.values import cubeless_equity, mover_equity
 from models.multinet import NET_FOR_CLASS
 from training.config import RefineConfig
 from training.returns import OnePlyGames
@@ -67,6 +68,7 @@ class RolloutLabelGenerator(OnePlyGames):
         self.disputed = 0  # of those, where the best rolled-out result is not the nets' best
         self.explored = 0  # greedy play: never
         self.deeper = 0  # the returns generator's count of 2-ply plays
+        self.clear = 0  # decisions found clear (``rollout_close``), rolled out or not
 
     def _picks(self, order: np.ndarray) -> np.ndarray:
         """The results to roll out: the nets' best ``candidates`` and ``rollout_others`` more."""
@@ -76,6 +78,19 @@ class RolloutLabelGenerator(OnePlyGames):
             more = self.rng.choice(rest, size=min(cfg.rollout_others, len(rest)), replace=False)
             top = np.concatenate([top, more])
         return top
+
+    def _in_doubt(self, choice, order: np.ndarray) -> bool:
+        """Whether to roll out a decision whose results rank ``order`` by the nets: always
+        without ``rollout_close``; else when its two best are within ``rollout_close``, or a
+        clear decision with chance ``rollout_clear_share``."""
+        cfg = self.cfg
+        if cfg.rollout_close is None:
+            return True
+        eq = mover_equity(choice.opp_probs[order[:2]])
+        if eq[0] - eq[1] <= cfg.rollout_close:
+            return True
+        self.clear += 1
+        return bool(self.rng.random() < cfg.rollout_clear_share)
 
     def step(self, evaluate) -> tuple[np.ndarray, np.ndarray]:
         """Advance every game one ply; return the rolled-out results (opponent on roll)."""
@@ -94,6 +109,8 @@ class RolloutLabelGenerator(OnePlyGames):
             if b - a < 2:
                 continue
             order = choice.ranked(a, b)
+            if not self._in_doubt(choice, order):
+                continue
             rows = np.array([r for r in self._picks(order) if choice.points[r] == 0], np.int64)
             if len(rows):
                 picked.append((int(g), int(order[0]), rows))

@@ -194,7 +194,9 @@ def test_refine_of_new_inputs_only_refuses_a_net_without_new_inputs(tmp_path):
                                    ["--refine-policy-classes", "crashed"], ["--refine-rollout-trials", "0"],
                                    ["--refine-rollout-truncate", "0"], ["--refine-rollout-share", "0"],
                                    ["--refine-rank-weight", "-1"], ["--refine-rank-weight", "0.5", "--refine-labels", "returns"],
-                                   ["--refine-rollout-follow"]])
+                                   ["--refine-rollout-follow"], ["--refine-rollout-close", "0.05"],
+                                   ["--refine-rollout-close", "-0.1", "--refine-labels", "rollouts"],
+                                   ["--refine-rollout-clear-share", "1.5", "--refine-labels", "rollouts"]])
 def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)

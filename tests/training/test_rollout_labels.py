@@ -4,12 +4,13 @@ half-move, and only for the classes of the nets being refined."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine.bearoff import get_db
 from engine.classes import BEAROFF2, CONTACT, classify
 from engine.movegen import legal_results
 from engine.position import Position, flip_array
-from engine.values import cubeless_equity
+from engine.values import cubeless_equity, mover_equity
 from models.checkpoint import load_evaluator
 from training.config import RefineConfig
 from training.labels import ply1_probs
@@ -59,6 +60,35 @@ def test_labels_are_rolled_out_results_of_decisions_of_the_refined_classes():
     race_only = make_generator(RefineConfig(labels="rollouts", nets=("race",), parallel_games=2), np.random.default_rng(7))
     b, t = race_only.step(ev.evaluate)
     assert len(b) == 0 and race_only.decisions == 0
+
+
+def test_with_a_closeness_bound_only_close_decisions_are_rolled_out():
+    """``rollout_close``: a decision whose two best results by the nets are further apart is
+    clear and, with ``rollout_clear_share`` 0, never rolled out; every decision rolled out is
+    close, and bound 0 with share 1 rolls out every decision as before."""
+    ev = load_evaluator("models/tabla.npz")
+    cfg = RefineConfig(labels="rollouts", nets=("contact",), parallel_games=8, candidates=2, rollout_others=0,
+                       rollout_trials=2, rollout_truncate=1, rollout_close=0.02, rollout_clear_share=0.0)
+    gen = make_generator(cfg, np.random.default_rng(5))
+    for _ in range(12):
+        boards, labels, groups = gen.step_grouped(ev.evaluate)
+        for g in np.unique(groups):
+            # the pair rolled out is the nets' two best results: their gap by the nets themselves
+            eq = np.sort(mover_equity(ev.evaluate(boards[groups == g])))
+            assert len(eq) == 2 and eq[1] - eq[0] <= 0.02 + 1e-6
+    assert gen.clear > 0 and gen.decisions > 0
+    every = make_generator(RefineConfig(labels="rollouts", nets=("contact",), parallel_games=8, candidates=2,
+                                        rollout_others=0, rollout_trials=2, rollout_truncate=1, rollout_close=0.0,
+                                        rollout_clear_share=1.0), np.random.default_rng(5))
+    every.step_grouped(ev.evaluate)
+    assert every.decisions == 8
+
+
+def test_a_closeness_bound_out_of_range_is_refused():
+    with pytest.raises(ValueError, match="rollout_close"):
+        RefineConfig(labels="rollouts", rollout_close=-0.1)
+    with pytest.raises(ValueError, match="rollout_clear_share"):
+        RefineConfig(labels="rollouts", rollout_close=0.1, rollout_clear_share=1.5)
 
 
 def _first_disputed_step(follow: bool):
