@@ -89,6 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-rollout-follow", action="store_true",
                         help="refine, rollouts labels: at a rolled-out decision the game plays the result the rollouts "
                              "value best, not the nets' best")
+    parser.add_argument("--refine-store", type=Path, default=None, metavar="DIR",
+                        help="refine: each checkpoint appends the labels gathered since the last one to DIR "
+                             "(training/label_store.py), for later runs to train on again with --refine-replay")
+    parser.add_argument("--refine-replay", type=Path, nargs="+", default=None, metavar="PATH",
+                        help="refine: label files (or directories of them, e.g. an earlier run's --refine-store) put "
+                             "into the buffer before the run's own labels")
     parser.add_argument("--refine-rank-weight", type=float, default=r.rank_weight,
                         help="refine, search or rollouts labels: weight of the loss on the differences between the "
                              "results of one decision (what decides a play), beside the squared error (default 0: off)")
@@ -254,7 +260,9 @@ def _refine(args: argparse.Namespace) -> int:
                        rollout_close=args.refine_rollout_close,
                        rollout_clear_share=args.refine_rollout_clear_share,
                        rollout_follow=args.refine_rollout_follow, rank_weight=args.refine_rank_weight,
-                       new_inputs_only=args.refine_new_inputs_only)
+                       new_inputs_only=args.refine_new_inputs_only,
+                       label_store=None if args.refine_store is None else str(args.refine_store),
+                       replay=tuple(str(p) for p in args.refine_replay or ()))
     logging.getLogger().setLevel(logging.INFO)
     t0 = time.monotonic()
     refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)

@@ -84,12 +84,20 @@ def _refine_lr(rc: dict) -> str:
     return f"{rc.get('lr')} → {rc.get('lr_end')} (linear in time)"
 
 
+def _replay_text(rc: dict, st: dict) -> str:
+    """The card's words for a refinement's replayed labels ("" when none)."""
+    if not st.get("replayed"):
+        return ""
+    return (f", with {int(st['replayed']):,} stored labels of earlier runs put into the buffer first "
+            f"(`--refine-replay`: {', '.join(rc.get('replay', []))})")
+
+
 def _supervised_text(rc: dict, st: dict) -> str:
     """How a returns or rollouts stage fitted its labels, and when and where it started."""
     only = (", only the weights of the inputs each net's encoding adds to the one it extends learning (the nets are "
             "unchanged wherever those inputs are 0)" if rc.get("new_inputs_only") else "")
     return (f"Adam lr {_refine_lr(rc)}{only}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} "
-            f"labels, bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at "
+            f"new labels{_replay_text(rc, st)}, bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at "
             f"commit {str(st.get('commit'))[:10]}")
 
 
@@ -120,6 +128,14 @@ def _graft_text(st: dict, shared: int, own: int) -> str:
     return (f"the {st.get('net')} net replaced by that of `{st.get('from')}` (`python -m scripts.graft`): "
             f"{cfg.get('inputs')}→{cfg.get('hidden')} ({cfg.get('encoding')}), {int(st.get('donor_labelled', 0)):,} "
             f"labelled positions in its lineage; {history}; at commit {str(st.get('commit'))[:10]}")
+
+
+def _close_text(rc: dict) -> str:
+    """The card's words for a rollout stage's closeness bound ("" when off)."""
+    if rc.get("rollout_close") is None:
+        return ""
+    return (f" (only decisions whose two best results by the nets are within {rc['rollout_close']} of each other, "
+            f"clear ones with chance {rc.get('rollout_clear_share')})")
 
 
 def _rank_text(rc: dict) -> str:
@@ -169,7 +185,7 @@ def _stage_what(st: dict) -> str:
                 f"nets: supervised on Tabla's own rollouts of {int(st.get('labelled_here', 0)):,} results of "
                 f"{int(st.get('decisions', 0)):,} decisions of {policy} ({int(st.get('disputed', 0)):,} disputed: "
                 f"the best rolled-out result not the nets' best), the nets' {rc.get('candidates')} best results and "
-                f"{rc.get('rollout_others')} more at random per decision, each rolled out with {rc.get('rollout_trials')} "
+                f"{rc.get('rollout_others')} more at random per decision{_close_text(rc)}, each rolled out with {rc.get('rollout_trials')} "
                 f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}{_rank_text(rc)}, "
                 f"{_supervised_text(rc, st)}")
     elif st.get("stage") == "refine":
@@ -178,7 +194,8 @@ def _stage_what(st: dict) -> str:
         of = f" of the {' and '.join(nets)} nets" if nets else ""
         what = (f"refinement (`tabla train --stage refine`){of}: supervised on Tabla's own 2-ply play values of "
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
-                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision{_rank_text(rc)}, Adam lr {_refine_lr(rc)}, "
+                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision{_rank_text(rc)}, Adam lr {_refine_lr(rc)}"
+                f"{_replay_text(rc, st)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "race":
         rc = st.get("race_config", {})

@@ -159,6 +159,13 @@ class RefineConfig(RunConfig):
     """``rollouts``: at a rolled-out decision the game plays the result the rollouts value
     best, not the nets' best (Tabla's rollouts as the policy: the games reach positions the
     improved play reaches, e.g. holding an anchor the nets would give up)."""
+    label_store: str | None = None
+    """A directory: each checkpoint (and each time half the buffer is new) appends the labels
+    gathered since the previous store to it (:mod:`training.label_store`), so that later runs
+    can train on them again (``replay``)."""
+    replay: tuple[str, ...] = ()
+    """Label files, or directories of them, put into the buffer before the run's own labels
+    (the most recent ``buffer_positions`` of all are kept; steps are still earned by new labels)."""
     new_inputs_only: bool = False
     """Train only the weights of the inputs each refined net's encoding adds to the encoding
     it extends (:data:`models.encoding.EXTENDS`; e.g. the bear-off exposures of

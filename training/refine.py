@@ -22,6 +22,7 @@ from engine.values import mover_equity
 from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
 from models.network import NetConfig
 from training.config import GROUPED_LABELS, RefineConfig
+from training.label_store import replay_labels, write_labels
 from training.labels import ply1_probs
 from training.netset import TorchNets
 from engine.classes import classify
@@ -223,6 +224,20 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     except ValueError as exc:
         raise CheckpointError(f"{resume}: {exc}") from None
     buf = LabelBuffer(cfg.buffer_positions)
+    if cfg.replay:
+        rb, rt, rg = replay_labels(cfg.replay)
+        keep = valued_by(rb, cfg.nets)
+        buf.add(rb[keep][-cfg.buffer_positions:], rt[keep][-cfg.buffer_positions:], rg[keep][-cfg.buffer_positions:])
+        log.info("replaying %d labels of %s (%d of classes not refined left out)", int(keep.sum()),
+                 ", ".join(cfg.replay), int((~keep).sum()))
+    replayed = buf.count  # the run's own labels are those after these
+
+    def own() -> int:
+        """The run's own labels so far."""
+        return buf.count - replayed
+
+    stage["replayed"] = replayed
+    stored = [replayed]  # the buffer count up to which labels are in the store
     ctx = mp.get_context("fork")
     out_q = ctx.Queue(maxsize=64)
     stop = ctx.Event()
@@ -240,22 +255,35 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     size = cfg.candidates + (cfg.rollout_others if cfg.labels == "rollouts" else 0)
     span = size - 1 if grouped and cfg.rank_weight > 0 else 0
 
+    def store() -> None:
+        """Append the labels since the last store to ``cfg.label_store`` (those the ring
+        buffer still holds: it stores at each checkpoint and whenever half the buffer is new)."""
+        first = max(stored[0], buf.count - buf.size)
+        if cfg.label_store is None or buf.count <= first:
+            return
+        idx = np.arange(first, buf.count) % buf.size
+        path = write_labels(Path(cfg.label_store), buf.boards[idx], buf.targets[idx], buf.groups[idx], cfg.labels,
+                            labelled0 + first - replayed)
+        log.info("stored %d labels in %s", len(idx), path)
+        stored[0] = buf.count
+
     def checkpoint() -> None:
         state.wall_seconds = wall0 + (time.time() - t0)
-        stage["labelled_here"] = buf.count
+        stage["labelled_here"] = own()
+        store()
         net_state = nets.state()
         payload: dict[str, Any] = {
-            "nets": net_state, "games": state.games, "positions": state.positions, "labelled": labelled0 + buf.count,
+            "nets": net_state, "games": state.games, "positions": state.positions, "labelled": labelled0 + own(),
             "wall_seconds": state.wall_seconds, "metrics": state.metrics, "history": state.history, "stages": state.stages,
             "train_config": ck.get("train_config", {}), "refine_config": cfg.to_dict(), "optimizer": [],
         }
         save_checkpoint(out_dir / "latest.pt", payload)
         export_nets_npz(out_dir / "latest.npz",
                         {n: (nets.configs[n], {k: v.numpy() for k, v in d["weights"].items()}) for n, d in net_state.items()},
-                        {"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": state.wall_seconds,
+                        {"games": state.games, "labelled": labelled0 + own(), "wall_seconds": state.wall_seconds,
                          "metrics": state.metrics})
         log.info("checkpoint at %d labelled positions (%d decisions, %d disputed, %d explored, %d restarts, %d played "
-                 "otherwise at 2 ply)", buf.count, stage["decisions"], stage["disputed"], stage["explored"],
+                 "otherwise at 2 ply)", own(), stage["decisions"], stage["disputed"], stage["explored"],
                  stage["restarts"], stage["deeper"])
 
     previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -269,7 +297,9 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                 stage["explored"] += exp
                 stage["restarts"] += rst
                 stage["deeper"] += dpr
-                owed += cfg.reuse * len(b) / cfg.batch_size
+                owed += cfg.reuse * len(b) / cfg.batch_size  # replayed labels earn no steps
+                if buf.count - stored[0] >= buf.size // 2:  # before the ring buffer overwrites them
+                    store()
             except queue.Empty:
                 if not all(p.is_alive() for p in procs):
                     raise RuntimeError("a label worker died; see the log above") from None
@@ -282,7 +312,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     losses.setdefault(name, []).append(loss)
             now = time.time()
             if now - last_log >= 30:
-                step = labelled0 + buf.count
+                step = labelled0 + own()
                 for name, v in losses.items():
                     writer.add_scalar(f"refine/loss_{name}", float(np.mean(v)), step)
                 share = stage["disputed"] / max(1, stage["decisions"])
@@ -290,20 +320,20 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                 if grouped:
                     writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/explored_share", explored, step)
-                writer.add_scalar("refine/labelled_per_s", buf.count / (now - t0), step)
+                writer.add_scalar("refine/labelled_per_s", own() / (now - t0), step)
                 writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
                 kind = f"{100 * share:.1f}% disputed, " if grouped else ""
-                log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", buf.count, stage["decisions"],
+                log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", own(), stage["decisions"],
                          kind, 100 * explored, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})
                 losses = {}
                 last_log = now
             if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
-                m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=labelled0 + buf.count)
+                m = strength_check(nets.numpy_nets(), cfg.eval_games, seed=labelled0 + own())
                 for k, v in m.items():
-                    writer.add_scalar(k, v, labelled0 + buf.count)
+                    writer.add_scalar(k, v, labelled0 + own())
                 state.metrics.update(m)
-                state.history.append({"games": state.games, "labelled": labelled0 + buf.count, "wall_seconds": wall0 + now - t0, **m})
-                log.info("strength at %d labelled: %s", labelled0 + buf.count, m)
+                state.history.append({"games": state.games, "labelled": labelled0 + own(), "wall_seconds": wall0 + now - t0, **m})
+                log.info("strength at %d labelled: %s", labelled0 + own(), m)
                 last_eval = time.time()
             if now - last_ckpt >= cfg.checkpoint_minutes * 60:
                 checkpoint()

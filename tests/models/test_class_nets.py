@@ -165,6 +165,32 @@ def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_car
     assert "the nets' 2 best results and 1 more at random per decision, each rolled out with 2 variance-reduced 1-ply trials cut after 4 half-moves" in row
 
 
+def test_refine_stores_its_labels_and_a_later_run_replays_them(tmp_path):
+    store = tmp_path / "store"
+    ck = _train_then_refine(tmp_path, ["--refine-nets", "contact", "--refine-store", str(store)])
+    from training.label_store import label_files, replay_labels
+
+    files = label_files([str(store)])
+    boards, targets, _ = replay_labels([str(store)])
+    assert files and len(boards) == ck["labelled"]  # every label of the run, once
+    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "rf" / "latest.pt"),
+                        "--out", str(tmp_path / "rf2"), "--minutes", "0.1", "--workers", "1", "--parallel-games", "4",
+                        "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--refine-nets", "contact",
+                        "--refine-replay", str(store)], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode == 0, r.stderr
+    st = load_checkpoint(tmp_path / "rf2" / "latest.pt")["stages"][-1]
+    assert st["replayed"] == len(boards) and st["labelled_here"] >= 0
+    from scripts.ship_model import _stage_row
+
+    assert f"with {len(boards):,} stored labels of earlier runs put into the buffer first" in _stage_row(st)
+    bad = tmp_path / "labels-bad.npz"
+    bad.write_bytes(b"junk")
+    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "rf" / "latest.pt"),
+                        "--out", str(tmp_path / "rf3"), "--minutes", "0.1", "--workers", "1", "--refine-replay", str(bad)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=240)
+    assert r.returncode != 0 and "Traceback" not in r.stderr and "not a label file" in r.stderr
+
+
 def test_refine_of_new_inputs_only_keeps_every_other_weight(tmp_path):
     ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
                                        "--refine-lr", "1e-2", "--refine-new-inputs-only"],
