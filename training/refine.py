@@ -198,8 +198,9 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     from torch.utils.tensorboard import SummaryWriter
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     ck = load_checkpoint(resume)
+    rb, rt, rg = replay_labels(cfg.replay)  # before anything is written: a bad file stops the run here
+    out_dir.mkdir(parents=True, exist_ok=True)
     if "nets" not in ck:
         raise CheckpointError(f"{resume} holds one tabla-v1 net; refinement works on class-net sets")
     bearoff = default_bearoff()
@@ -224,8 +225,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     except ValueError as exc:
         raise CheckpointError(f"{resume}: {exc}") from None
     buf = LabelBuffer(cfg.buffer_positions)
-    if cfg.replay:
-        rb, rt, rg = replay_labels(cfg.replay)
+    if len(rb):
         keep = valued_by(rb, cfg.nets)
         buf.add(rb[keep][-cfg.buffer_positions:], rt[keep][-cfg.buffer_positions:], rg[keep][-cfg.buffer_positions:])
         log.info("replaying %d labels of %s (%d of classes not refined left out)", int(keep.sum()),

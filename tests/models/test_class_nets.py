@@ -189,6 +189,7 @@ def test_refine_stores_its_labels_and_a_later_run_replays_them(tmp_path):
                         "--out", str(tmp_path / "rf3"), "--minutes", "0.1", "--workers", "1", "--refine-replay", str(bad)],
                        capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode != 0 and "Traceback" not in r.stderr and "not a label file" in r.stderr
+    assert not (tmp_path / "rf3").exists()  # refused before the run wrote anything
 
 
 def test_refine_of_new_inputs_only_keeps_every_other_weight(tmp_path):
