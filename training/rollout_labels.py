@@ -4,10 +4,11 @@ Self-play games advance at 1 ply (the nets' best play). At a decision whose posi
 roll is valued by one of the nets being refined (with chance ``rollout_share``; with
 ``rollout_close``, only where the nets' two best results are that close, and a clear
 decision with chance ``rollout_clear_share``), some of its results are rolled out and
-labelled with the rollout's probabilities: the nets' ``candidates`` best results and ``rollout_others`` more drawn at random from the rest. Each
-is a variance-reduced rollout of ``rollout_trials`` trials played at 1 ply
-(:mod:`engine.rollout_trials`; cut after ``rollout_truncate`` half-moves when given, valued
-there by the nets or the bearoff databases), seen by the opponent, who is on roll there.
+labelled with the rollout's probabilities: the nets' ``candidates`` best results and
+``rollout_others`` more drawn at random from the rest. Each is a variance-reduced rollout
+of ``rollout_trials`` trials played at 1 ply (:mod:`engine.rollout_trials`; cut after
+``rollout_truncate`` half-moves when given, valued there by the nets or the bearoff
+databases), seen by the opponent, who is on roll there.
 
 Why not only the returns of the games played: a result the nets under-rate is never
 played, so greedy self-play never labels it, and search labels one ply deeper inherit the
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.batch import OnePlyChoice
 from engine.classes import classify
 from engine.rollout_trials import TrialLoop, TrialSpec
 from engine.values import cubeless_equity, mover_equity
@@ -79,7 +81,7 @@ class RolloutLabelGenerator(OnePlyGames):
             top = np.concatenate([top, more])
         return top
 
-    def _in_doubt(self, choice, order: np.ndarray) -> bool:
+    def _in_doubt(self, choice: OnePlyChoice, order: np.ndarray) -> bool:
         """Whether to roll out a decision whose results rank ``order`` by the nets: always
         without ``rollout_close``; else when its two best are within ``rollout_close``, or a
         clear decision with chance ``rollout_clear_share``."""
