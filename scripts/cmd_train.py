@@ -90,8 +90,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refine, rollouts labels: at a rolled-out decision the game plays the result the rollouts "
                              "value best, not the nets' best")
     parser.add_argument("--refine-store", type=Path, default=None, metavar="DIR",
-                        help="refine: each checkpoint appends the labels gathered since the last one to DIR "
-                             "(training/label_store.py), for later runs to train on again with --refine-replay")
+                        help="refine: every label is appended to DIR (at each checkpoint and whenever half the "
+                             "buffer is new; training/label_store.py), for later runs to train on again with --refine-replay")
     parser.add_argument("--refine-replay", type=Path, nargs="+", default=None, metavar="PATH",
                         help="refine: label files (or directories of them, e.g. an earlier run's --refine-store) put "
                              "into the buffer before the run's own labels")

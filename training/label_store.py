@@ -1,8 +1,8 @@
 """Label files: the labelled positions of refine runs, kept on disk to be trained on again.
 
 A label costs most where it is best (a rollout label is about a thousand 1-ply plays), and
-a run's buffer ends with the run. With ``RefineConfig.label_store`` each checkpoint appends
-the labels gathered since the previous one to that directory, one compressed file each
+a run's buffer ends with the run. With ``RefineConfig.label_store`` a run appends its labels
+to that directory (at each checkpoint and whenever half its buffer is new), one compressed file each
 (``labels-<UTC time>-<first>-<last>.npz``: ``boards`` (N, 26) int8 with the opponent of the
 mover on roll, ``targets`` (N, 5) float32, ``decisions`` (N,) int64 shared by the results
 of one roll, and the run's ``kind`` of labels); ``RefineConfig.replay`` puts such files

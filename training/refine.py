@@ -226,10 +226,11 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
         raise CheckpointError(f"{resume}: {exc}") from None
     buf = LabelBuffer(cfg.buffer_positions)
     if len(rb):
-        keep = valued_by(rb, cfg.nets)
-        buf.add(rb[keep][-cfg.buffer_positions:], rt[keep][-cfg.buffer_positions:], rg[keep][-cfg.buffer_positions:])
-        log.info("replaying %d labels of %s (%d of classes not refined left out)", int(keep.sum()),
-                 ", ".join(cfg.replay), int((~keep).sum()))
+        valued = np.flatnonzero(valued_by(rb, cfg.nets))
+        keep = valued[-cfg.buffer_positions:]  # the most recent the buffer holds
+        buf.add(rb[keep], rt[keep], rg[keep])
+        log.info("replaying %d labels of %s (%d of classes not refined left out)", len(keep),
+                 ", ".join(cfg.replay), len(rb) - len(valued))
     replayed = buf.count  # the run's own labels are those after these
 
     def own() -> int:
@@ -298,7 +299,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                 stage["restarts"] += rst
                 stage["deeper"] += dpr
                 owed += cfg.reuse * len(b) / cfg.batch_size  # replayed labels earn no steps
-                if buf.count - stored[0] >= buf.size // 2:  # before the ring buffer overwrites them
+                if cfg.label_store is not None and buf.count - stored[0] >= buf.size // 2:  # before the ring overwrites them
                     store()
             except queue.Empty:
                 if not all(p.is_alive() for p in procs):
