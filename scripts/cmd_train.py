@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scripts.cmd_train_ray import add_ray_arguments, run_ray
 from scripts.tabla import CliError
-from training.config import GROUPED_LABELS, RaceConfig, RefineConfig, TrainConfig
+from training.config import GROUPED_LABELS, FitConfig, RaceConfig, RefineConfig, TrainConfig
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -55,10 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-games", type=int, default=d.eval_games, help="games of each strength check")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (there is none anyway when standard error is not a terminal)")
-    parser.add_argument("--stage", choices=("td", "refine", "race"), default="td",
+    parser.add_argument("--stage", choices=("td", "refine", "race", "fit"), default="td",
                         help="td: TD(lambda) self-play; refine: supervised learning on labels from "
                              "Tabla's own 2-ply search, starting from --resume (see RefineConfig); race: the race "
-                             "net fitted to one-sided simulation and bearoff-database labels, from --resume (see RaceConfig)")
+                             "net fitted to one-sided simulation and bearoff-database labels, from --resume (see RaceConfig); "
+                             "fit: nets fitted offline to labels stored by refine runs, from --resume (see FitConfig)")
     r = RefineConfig()
     parser.add_argument("--refine-lr", type=float, default=r.lr, help="refine: Adam learning rate")
     parser.add_argument("--refine-lr-end", type=float, default=None,
@@ -134,6 +135,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--race-encoding", default=rc.encoding, help="race: input encoding of a new race net")
     parser.add_argument("--race-labels", type=Path, nargs="+", default=None, metavar="FILE",
                         help="race: train on these race_labels.npz files of earlier race stages instead of labelling new positions")
+    fc = FitConfig(labels=("-",))
+    parser.add_argument("--fit-labels", type=Path, nargs="+", default=None, metavar="PATH",
+                        help="fit: label files, or directories of them (a refine run's --refine-store), to fit the nets to")
+    parser.add_argument("--fit-nets", nargs="+", choices=("contact", "crashed", "race"), default=list(fc.nets),
+                        help="fit: the nets that learn (labels of other classes are left out)")
+    parser.add_argument("--fit-epochs", type=int, default=fc.epochs, help="fit: passes over the training labels")
+    parser.add_argument("--fit-lr", type=float, default=fc.lr, help="fit: Adam learning rate of the first epoch")
+    parser.add_argument("--fit-lr-final", type=float, default=fc.lr_final,
+                        help="fit: learning rate of the last epoch (log-linear in between)")
+    parser.add_argument("--fit-rank-weight", type=float, default=fc.rank_weight,
+                        help="fit: weight of the within-decision term of the loss")
+    parser.add_argument("--fit-holdout", type=float, default=fc.holdout,
+                        help="fit: share of the decisions kept aside to measure the fit (the epoch of least held-out "
+                             "regret is kept)")
     add_ray_arguments(parser)
 
 
@@ -160,6 +175,10 @@ def run(args: argparse.Namespace) -> int:
         if args.backend == "ray":
             raise CliError("--backend ray trains the td stage; race runs on this machine")
         return _race(args)
+    if args.stage == "fit":
+        if args.backend == "ray":
+            raise CliError("--backend ray trains the td stage; fit runs on this machine")
+        return _fit(args)
     if args.games is None and args.minutes is None:
         raise CliError("give --games or --minutes (or both)")
     if (args.games is not None and args.games <= 0) or (args.minutes is not None and args.minutes <= 0):
@@ -294,4 +313,31 @@ def _race(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(f"race net fitted to {st['race_positions']} positions: held-out loss {st['heldout_loss_before']:.5f} -> "
           f"{st['heldout_loss_after']:.5f}; checkpoint {args.out / 'latest.pt'}")
+    return 0
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from models.checkpoint import CheckpointError
+    from training.fit_stage import fit_stage
+    from training.label_store import LabelFileError
+
+    if args.resume is None or not args.fit_labels:
+        raise CliError("--stage fit needs --resume CHECKPOINT.pt and --fit-labels PATH")
+    try:
+        cfg = FitConfig(labels=tuple(str(p) for p in args.fit_labels), nets=tuple(dict.fromkeys(args.fit_nets)),
+                        epochs=args.fit_epochs, lr=args.fit_lr, lr_final=args.fit_lr_final,
+                        batch_size=args.batch_size, rank_weight=args.fit_rank_weight, holdout=args.fit_holdout,
+                        eval_games=args.eval_games, seed=args.seed)
+    except ValueError as exc:
+        raise CliError(f"--stage fit: {exc}") from None
+    refuse_to_overwrite(args.out, args.resume, args.overwrite)
+    logging.getLogger().setLevel(logging.INFO)
+    try:
+        st = fit_stage(cfg, args.resume, args.out)
+    except (CheckpointError, LabelFileError) as exc:
+        raise CliError(str(exc)) from None
+    e0, best = st["epochs"][0], st["epochs"][st["best_epoch"]]
+    print(f"fitted to {st['train_labels']} labels, {st['heldout_labels']} held out: held-out regret "
+          f"{e0['regret']:.2f} -> {best['regret']:.2f} (epoch {st['best_epoch']} of {cfg.epochs}); "
+          f"checkpoint {args.out / 'latest.pt'}")
     return 0

@@ -197,6 +197,16 @@ def _stage_what(st: dict) -> str:
                 f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision{_rank_text(rc)}, Adam lr {_refine_lr(rc)}"
                 f"{_replay_text(rc, st)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
+    elif st.get("stage") == "fit":
+        fc = st.get("fit_config", {})
+        e0, best = st["epochs"][0], st["epochs"][st.get("best_epoch", 0)]
+        what = (f"fit (`tabla train --stage fit`) of the {' and '.join(fc.get('nets', []))} nets to "
+                f"{int(st.get('train_labels', 0)):,} stored labels of refine runs ({len(st.get('label_files', []))} label "
+                f"files of `--refine-store`), {int(st.get('heldout_labels', 0)):,} more of other decisions held out; "
+                f"{fc.get('epochs')} epochs in batches of whole decisions of about {fc.get('batch_size')}, Adam lr "
+                f"{fc.get('lr')} → {fc.get('lr_final')}{_rank_text(fc)}; held-out regret of the nets' choice "
+                f"{e0.get('regret', 0):.2f} → {best.get('regret', 0):.2f} (epoch {st.get('best_epoch', 0)} kept), "
+                f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "race":
         rc = st.get("race_config", {})
         net = st.get("race_net", {})

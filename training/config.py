@@ -253,3 +253,49 @@ class RaceConfig(RunConfig):
     label_files: tuple[str, ...] = ()
     """Labelled sets written by earlier race stages (``race_labels.npz``) to train on
     instead of sampling and labelling ``positions`` new ones."""
+
+
+@dataclass
+class FitConfig(RunConfig):
+    """The fit stage (:mod:`training.fit_stage`): nets fitted offline to stored labels.
+
+    Labels that refine runs kept on disk (``--refine-store``, :mod:`training.label_store`)
+    are read whole; ``holdout`` of their decisions are kept aside, and the nets of ``nets``
+    train ``epochs`` passes over the rest, in batches of whole decisions (so that the
+    within-decision term of the loss sees every sibling). After each epoch the held-out
+    decisions measure the fit: the squared error, and the *regret*: how much worse, by the
+    labels' own values, the result the nets rank first is than the labels' best. The
+    checkpoint kept is the epoch of least regret (the start counts as epoch 0).
+    """
+
+    labels: tuple[str, ...] = ()
+    """Label files, or directories of them (a refine run's ``label_store``)."""
+    nets: tuple[str, ...] = ("contact",)
+    """The nets that learn; labels of other classes are left out."""
+    epochs: int = 8
+    """Passes over the training labels."""
+    lr: float = 1e-4
+    """Adam learning rate of the first epoch."""
+    lr_final: float = 1e-5
+    """Learning rate of the last epoch (log-linear in between)."""
+    batch_size: int = 512
+    """Labels per gradient step (whole decisions, so about this many)."""
+    rank_weight: float = 1.0
+    """Weight of the within-decision term of the loss (:func:`training.netset.rank_loss`)."""
+    holdout: float = 0.1
+    """Share of the decisions kept aside to measure the fit."""
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            raise ValueError("labels must name at least one label file or directory")
+        unknown = set(self.nets) - {"contact", "crashed", "race"}
+        if not self.nets or unknown:
+            raise ValueError(f"nets must be among contact, crashed, race, got {', '.join(self.nets) or 'none'}")
+        if self.epochs < 1 or self.batch_size < 1:
+            raise ValueError("epochs and batch_size must be at least 1")
+        if not self.lr > 0 or not self.lr_final > 0:
+            raise ValueError("lr and lr_final must be positive")
+        if self.rank_weight < 0:
+            raise ValueError(f"rank_weight must be at least 0, got {self.rank_weight}")
+        if not 0.0 < self.holdout < 1.0:
+            raise ValueError(f"holdout must be between 0 and 1 (exclusive), got {self.holdout}")

@@ -1,0 +1,126 @@
+"""The fit stage (:mod:`training.fit_stage`, ``tabla train --stage fit``): stored labels are
+split by whole decisions, trained on in batches of whole decisions, and the epoch whose
+nets choose best among the held-out decisions' results is the one kept."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.checkpoint import default_bearoff, load_checkpoint, load_nets
+from models.network import NetConfig
+from scripts.tabla import main
+from training.config import FitConfig, RefineConfig
+from training.fit_stage import choice_regret, decision_batches, heldout_figures, split_decisions
+from training.label_store import replay_labels, write_labels
+from training.netset import TorchNets
+from training.refine import Generator
+
+
+def _opp_probs_for_mover_equity(eq: list[float]) -> np.ndarray:
+    """Probabilities seen by the opponent (no gammons) whose mover's equity is ``eq``: the
+    opponent's equity is 2 p - 1, the mover's its negation, so p = (1 - eq) / 2."""
+    p = np.zeros((len(eq), 5), np.float32)
+    p[:, 0] = (1.0 - np.asarray(eq)) / 2.0
+    return p
+
+
+def test_regret_is_the_labels_best_less_the_labels_value_of_the_nets_first_choice():
+    # decision 7: labels value the results 0.30, 0.20, 0.10 for the mover; the nets prefer the
+    # second (0.5 > 0.4 > 0.0): regret 0.10. Decision 9: the nets prefer the labels' best.
+    # Decision 4 has one result: no choice, left out.
+    groups = np.array([7, 7, 7, 9, 9, 4])
+    targets = _opp_probs_for_mover_equity([0.30, 0.20, 0.10, -0.20, 0.00, 0.5])
+    pred = _opp_probs_for_mover_equity([0.40, 0.50, 0.00, -0.30, 0.10, 0.0])
+    regret, agree, decisions = choice_regret(pred, targets, groups)
+    assert decisions == 2
+    assert regret == pytest.approx(1000 * 0.10 / 2, abs=1e-3)
+    assert agree == 0.5
+
+
+def test_held_out_decisions_are_whole_and_the_split_covers_every_label():
+    groups = np.repeat(np.arange(200), 3)
+    train, hold = split_decisions(groups, 0.25, np.random.default_rng(1))
+    assert sorted(np.concatenate([train, hold]).tolist()) == list(range(600))
+    assert not set(groups[train]) & set(groups[hold])
+    assert 20 < len(set(groups[hold])) < 80
+
+
+def test_batches_hold_whole_decisions_of_about_the_batch_size():
+    rng = np.random.default_rng(2)
+    groups = np.repeat(rng.permutation(300), rng.integers(1, 6, 300))
+    batches = decision_batches(groups, 64, rng)
+    assert sorted(np.concatenate(batches).tolist()) == list(range(len(groups)))
+    seen: set[int] = set()
+    for b in batches:
+        here = set(groups[b].tolist())
+        assert not here & seen  # a decision lies in one batch only
+        seen |= here
+        assert len(b) <= 64 + 5
+    assert all(len(b) >= 64 - 5 for b in batches[:-1])
+
+
+def _store_two_ply_labels(directory, plies: int = 24) -> TorchNets:
+    """Disputed decisions of the shipped model's 1-ply self-play labelled by its 2-ply values
+    (the refine stage's search labels), written as a label file; returns the nets."""
+    ck = load_checkpoint("models/tabla.pt")
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, default_bearoff())
+    nets.load_state(ck["nets"])
+    gen = Generator(RefineConfig(parallel_games=16, keep_agreed=0.0, epsilon=0.0, seed=3), np.random.default_rng(3))
+    parts = [gen.step_grouped(nets.evaluate) for _ in range(plies)]
+    b, t, g = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    write_labels(directory, b, t, g, "search", first=0)
+    return nets
+
+
+def test_fit_stage_learns_the_stored_labels_and_keeps_the_epoch_of_least_regret(tmp_path, capsys):
+    store = tmp_path / "store"
+    _store_two_ply_labels(store)
+    out = tmp_path / "fit"
+    args = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(store), "--out", str(out),
+            "--fit-epochs", "3", "--fit-lr", "1e-3", "--fit-lr-final", "3e-4", "--fit-holdout", "0.3",
+            "--batch-size", "64", "--eval-games", "0", "--seed", "5"]
+    assert main(args) == 0
+    assert "held-out regret" in capsys.readouterr().out
+    before, after = load_checkpoint("models/tabla.pt"), load_checkpoint(out / "latest.pt")
+    st = after["stages"][-1]
+    assert st["stage"] == "fit" and len(after["stages"]) == len(before["stages"]) + 1
+    assert st["train_labels"] + st["heldout_labels"] == st["labels"] > 0
+    epochs = st["epochs"]
+    assert [e["epoch"] for e in epochs] == [0, 1, 2, 3]
+    assert epochs[3]["loss"] < epochs[1]["loss"]  # the nets learn the training labels
+    best = min(range(4), key=lambda i: (epochs[i]["regret"], i))
+    assert st["best_epoch"] == best
+    for k, v in before["nets"]["race"]["weights"].items():  # only the contact net learns
+        assert (after["nets"]["race"]["weights"][k] == v).all()
+    # the kept nets are the best epoch's: their held-out regret is the one recorded for it
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in after["nets"].items()}, default_bearoff())
+    nets.load_state(after["nets"])
+    boards, targets, groups = replay_labels([str(store)])
+    from training.refine import valued_by
+
+    keep = valued_by(boards, ("contact",))
+    boards, targets, groups = boards[keep], targets[keep], groups[keep]
+    _, hold = split_decisions(groups, 0.3, np.random.default_rng([5, 11]))
+    assert heldout_figures(nets, boards[hold], targets[hold], groups[hold])["regret"] == pytest.approx(
+        epochs[best]["regret"], abs=1e-4)
+    assert set(load_nets(out / "latest.npz")[0]) == {"contact", "crashed", "race"}
+    from scripts.ship_model import _stage_row
+
+    row = _stage_row(st)
+    assert "`tabla train --stage fit`" in row and f"{st['train_labels']:,} stored labels" in row
+
+
+def test_fit_stage_refuses_bad_labels_and_settings_in_one_line(tmp_path, capsys):
+    junk = tmp_path / "labels-junk.npz"
+    junk.write_bytes(b"not a label file")
+    assert main(["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(junk),
+                 "--out", str(tmp_path / "a"), "--eval-games", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a label file" in err and not (tmp_path / "a").exists()
+    assert main(["train", "--stage", "fit", "--resume", "models/tabla.pt", "--out", str(tmp_path / "b")]) == 2
+    assert "--fit-labels" in capsys.readouterr().err
+    assert main(["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(junk),
+                 "--fit-holdout", "1.5", "--out", str(tmp_path / "c")]) == 2
+    assert "holdout" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="labels"):
+        FitConfig()

@@ -1,0 +1,171 @@
+"""The fit stage: class nets fitted offline to labels stored by earlier refine runs.
+
+See :class:`training.config.FitConfig`. A refine run with a label store
+(``--refine-store``) keeps every label it makes; a label of Tabla's rollouts costs about a
+thousand 1-ply plays, and a run trains on its labels only while it makes them. This stage
+reads the stored labels of one or more runs (:func:`training.label_store.replay_labels`),
+keeps a share of their decisions aside, and trains the nets on the rest for whole passes,
+measuring after each pass, on the decisions kept aside, how often and by how much the
+nets' first choice among a decision's labelled results falls short of the labels' best
+(the *regret*, in thousandths of a point of the labels' cubeless equity). The epoch of
+least regret is kept, so a fit that only overfits leaves the nets as they were.
+
+Labels are Tabla's own (its search or rollouts when they were made), never another engine's.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.classes import classify
+from engine.values import mover_equity
+from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
+from models.network import NetConfig
+from training.config import FitConfig
+from training.label_store import label_files, replay_labels
+from training.netset import TorchNets
+from training.refine import valued_by
+from training.trainer import strength_check
+
+log = logging.getLogger(__name__)
+
+
+def split_decisions(groups: np.ndarray, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices ``(train, held_out)``: the rows of a share ``holdout`` of the decisions
+    (equal ``groups``) drawn at random are held out, every decision whole on one side."""
+    uniq, inv = np.unique(groups, return_inverse=True)
+    held = rng.random(len(uniq)) < holdout
+    rows = held[inv]
+    return np.flatnonzero(~rows), np.flatnonzero(rows)
+
+
+def decision_batches(groups: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The positions ``0 .. len(groups) - 1`` in batches of whole decisions, decisions in
+    random order: a decision joins the batch its first label falls in by count, so a batch
+    holds about ``batch_size`` labels (more when a decision crosses the boundary)."""
+    if len(groups) == 0:
+        return []
+    _, inv, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    order = rng.permutation(len(sizes))  # the decisions' places in this pass
+    place = np.empty(len(sizes), np.int64)
+    place[order] = np.arange(len(sizes))
+    start = np.concatenate(([0], np.cumsum(sizes[order])[:-1]))  # labels before each place
+    batch_of_decision = (start // batch_size)[place]
+    rows = np.lexsort((inv, place[inv]))  # by place, a decision's labels together
+    batch = batch_of_decision[inv[rows]]
+    cuts = np.flatnonzero(np.diff(batch)) + 1
+    return np.split(rows, cuts)
+
+
+def choice_regret(pred: np.ndarray, targets: np.ndarray, groups: np.ndarray) -> tuple[float, float, int]:
+    """How the nets' choice among each decision's labelled results fares by the labels.
+
+    ``pred`` and ``targets`` are probabilities (N, 5) of the results, each seen by the
+    opponent of the mover (on roll after the play); decisions are equal ``groups``. Over the
+    decisions with two or more results: the mean of the labels' best equity for the mover
+    less the labels' equity of the result ``pred`` ranks first (in thousandths of a point),
+    the share of decisions where that result is the labels' best, and their number.
+    """
+    eq_t = mover_equity(targets)
+    eq_p = mover_equity(pred)
+    _, inv, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    k = len(sizes)
+    best_t = np.full(k, -np.inf)
+    np.maximum.at(best_t, inv, eq_t)
+    best_p = np.full(k, -np.inf)
+    np.maximum.at(best_p, inv, eq_p)
+    # the label of the first row (in order) that ranks first by pred
+    first = np.full(k, len(groups), np.int64)
+    top = np.flatnonzero(eq_p == best_p[inv])
+    np.minimum.at(first, inv[top], top)
+    multi = sizes >= 2
+    if not multi.any():
+        return 0.0, 1.0, 0
+    regret = best_t[multi] - eq_t[first[multi]]
+    return float(1000 * regret.mean()), float((regret <= 0).mean()), int(multi.sum())
+
+
+def heldout_figures(nets: TorchNets, boards: np.ndarray, targets: np.ndarray, groups: np.ndarray) -> dict[str, float]:
+    """The fit on held-out labels: ``mse`` (squared error summed over the five outputs,
+    rows the nets value), ``regret`` and ``agree`` (:func:`choice_regret`)."""
+    pred = nets.evaluate(boards)
+    learnt = ~nets.exact(classify(boards)) if len(boards) else np.zeros(0, bool)
+    mse = float(((pred[learnt] - targets[learnt]) ** 2).sum(axis=1).mean()) if learnt.any() else 0.0
+    regret, agree, decisions = choice_regret(pred, targets, groups)
+    return {"mse": mse, "regret": regret, "agree": agree, "decisions": decisions}
+
+
+def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
+    """Fit the nets ``cfg.nets`` of checkpoint ``resume`` to stored labels; the kept
+    checkpoint (the epoch of least held-out regret) is ``out_dir / latest.pt``.
+
+    Returns the stage record (also appended to the checkpoint's ``stages``).
+    """
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    out_dir = Path(out_dir)
+    ck = load_checkpoint(resume)
+    if "nets" not in ck:
+        raise CheckpointError(f"{resume} holds one tabla-v1 net; the fit stage works on class-net sets")
+    files = label_files(cfg.labels)
+    boards, targets, groups = replay_labels(cfg.labels)  # before anything is written: a bad file stops here
+    keep = valued_by(boards, cfg.nets)
+    boards, targets, groups = boards[keep], targets[keep], groups[keep]
+    if len(boards) == 0:
+        raise CheckpointError(f"no labels of the {' or '.join(cfg.nets)} nets' classes in {', '.join(cfg.labels)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, default_bearoff())
+    nets.load_state(ck["nets"])
+    torch.set_num_threads(1)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng([cfg.seed, 11])
+    train, hold = split_decisions(groups, cfg.holdout, rng)
+    log.info("fit: %d labels of %d decisions from %d files; %d labels held out", len(boards),
+             len(np.unique(groups)), len(files), len(hold))
+    opts = {n: torch.optim.Adam(nets.modules[n].parameters(), lr=cfg.lr) for n in cfg.nets}
+    writer = SummaryWriter(log_dir=str(out_dir / "tb"))
+    first = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
+    epochs = [{"epoch": 0, "lr": 0.0, "loss": None, **first}]
+    log.info("fit: before, held-out %s", first)
+    best_epoch, best_state = 0, nets.state()
+    for epoch in range(1, cfg.epochs + 1):
+        lr = cfg.lr * (cfg.lr_final / cfg.lr) ** ((epoch - 1) / max(1, cfg.epochs - 1))
+        losses = []
+        for rows in decision_batches(groups[train], cfg.batch_size, rng):
+            r = train[rows]
+            for loss, n in nets.train_step(boards[r], targets[r], opts, lr, groups[r], cfg.rank_weight).values():
+                losses.append(loss * n)
+        fig = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
+        epochs.append({"epoch": epoch, "lr": lr, "loss": float(np.sum(losses) / max(1, len(train))), **fig})
+        for key in ("mse", "regret", "agree"):
+            writer.add_scalar(f"fit/heldout_{key}", fig[key], epoch)
+        writer.add_scalar("fit/train_loss", epochs[-1]["loss"], epoch)
+        log.info("fit: epoch %d, lr %.2g, train loss %.5f, held-out %s", epoch, lr, epochs[-1]["loss"], fig)
+        if fig["regret"] < epochs[best_epoch]["regret"]:
+            best_epoch, best_state = epoch, nets.state()
+    writer.close()
+    nets.load_state(best_state)
+    stage = {"stage": "fit", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
+             "fit_config": cfg.to_dict(), "label_files": [f.name for f in files], "labels": int(len(boards)),
+             "decisions": int(len(np.unique(groups))), "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
+             "epochs": epochs, "best_epoch": best_epoch,
+             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit()}
+    metrics = dict(ck.get("metrics", {}))
+    if cfg.eval_games > 0:
+        metrics.update(strength_check(nets.numpy_nets(), cfg.eval_games, seed=cfg.seed))
+    wall = float(ck.get("wall_seconds", 0.0)) + time.time() - t0
+    payload = {k: v for k, v in ck.items() if k not in ("format", "format_version", "git_commit", "optimizer")}
+    payload.update({"nets": nets.state(), "wall_seconds": wall, "metrics": metrics,
+                    "labelled": int(ck.get("labelled", 0)) + (int(len(train)) if best_epoch else 0),
+                    "stages": list(ck.get("stages", [])) + [stage], "optimizer": []})
+    save_checkpoint(out_dir / "latest.pt", payload)
+    export_nets_npz(out_dir / "latest.npz", nets.numpy_nets(),
+                    {"games": payload.get("games", 0), "labelled": payload["labelled"], "wall_seconds": wall,
+                     "metrics": metrics})
+    return stage
