@@ -73,25 +73,43 @@ def gnubg0_rank(children: np.ndarray) -> np.ndarray:
     return np.argsort(-eq, kind="stable")
 
 
-def selfplay_positions(rng: np.random.Generator, n: int) -> list[tuple[np.ndarray, tuple[int, int]]]:
-    """``n`` non-forced (position, dice) decisions from gnubg-nn 0-ply self-play."""
+def selfplay_positions(rng: np.random.Generator, n: int, source: str = "gnubg",
+                       model: str | None = None) -> list[tuple[np.ndarray, tuple[int, int]]]:
+    """``n`` non-forced (position, dice) decisions, each kept with chance
+    :data:`KEEP_PROBABILITY`, from games of ``source``: ``gnubg``, gnubg-nn 0-ply self-play
+    (the bench's); ``tabla``, Tabla 1-ply self-play with ``model``; ``arena``, Tabla 1-ply
+    (``model``) against gnubg-nn 0-ply, only Tabla's decisions kept, Tabla first in even games."""
+    search = None
+    if source != "gnubg":
+        from engine.search import Search
+        from scripts.evaluators import load_evaluator
+
+        search = Search(load_evaluator(model))
     out: list[tuple[np.ndarray, tuple[int, int]]] = []
+    games = 0
     while len(out) < n:
         board = Position.start().array()
-        first = True
-        for _ in range(300):
-            if first:
+        tabla_moves = source == "tabla" or (source == "arena" and games % 2 == 0)
+        games += 1
+        for ply in range(300):
+            if ply == 0:
                 a, b = rng.choice(np.arange(1, 7), size=2, replace=False)
-                first = False
             else:
                 a, b = rng.integers(1, 7, size=2)
             d = (int(max(a, b)), int(min(a, b)))
             children = legal_results(board, *d)
-            if len(children) > 1 and rng.random() < KEEP_PROBABILITY:
+            recorded = source == "gnubg" or tabla_moves
+            if recorded and len(children) > 1 and rng.random() < KEEP_PROBABILITY:
                 out.append((board.copy(), d))
                 if len(out) == n:
                     break
-            board = flip_array(children[gnubg0_rank(children)[0]]).copy()
+            if search is not None and tabla_moves:
+                r = search.rank_plays(board, d[0], d[1], ply=1)
+                board = flip_array(r.boards[r.best]).copy()
+            else:
+                board = flip_array(children[gnubg0_rank(children)[0]]).copy()
+            if source == "arena":
+                tabla_moves = not tabla_moves
             if not (board > 0).any() or not (board < 0).any():
                 break
     return out

@@ -5,7 +5,7 @@ comparisons of models while developing them (gnubg-nn is the grader only, never 
     python -m scripts.devset grade devA31.npz models/tabla.npz run/latest.npz
 
 **Sources** of the decisions (non-forced, each kept with chance 0.3, as ``tabla bench
-accuracy`` keeps them): ``gnubg``, gnubg-nn 0-ply self-play (the bench's positions);
+accuracy`` keeps them; :func:`scripts.bench_accuracy.selfplay_positions`): ``gnubg``, gnubg-nn 0-ply self-play (the bench's positions);
 ``tabla``, Tabla's 1-ply self-play with ``--model``; ``arena``, Tabla's decisions in games
 of Tabla 1-ply (``--model``) against gnubg-nn 0-ply: the positions that decide
 ``tabla arena`` against gnubg-nn, where a model's error can differ much from the others'.
@@ -25,64 +25,20 @@ import numpy as np
 
 SOURCES = ("gnubg", "tabla", "arena")
 GRADED = 6
-KEEP = 0.3
 
 
 class DevSetError(ValueError):
     """A file that is not a decision set, or a request the tool cannot answer."""
 
 
-def _opening_or_roll(rng: np.random.Generator, first: bool) -> tuple[int, int]:
-    a, b = rng.choice(np.arange(1, 7), size=2, replace=False) if first else rng.integers(1, 7, size=2)
-    return int(max(a, b)), int(min(a, b))
-
-
-def decisions(source: str, rng: np.random.Generator, n: int, model: str | None) -> list[tuple[np.ndarray, tuple[int, int]]]:
-    """``n`` non-forced (position, dice) decisions of ``source`` (see the module docstring)."""
-    from engine.movegen import legal_results
-    from engine.position import Position, flip_array
-    from scripts.bench_accuracy import gnubg0_rank
-
-    search = None
-    if source != "gnubg":
-        from engine.search import Search
-        from scripts.evaluators import load_evaluator
-
-        search = Search(load_evaluator(model))
-    out: list[tuple[np.ndarray, tuple[int, int]]] = []
-    games = 0
-    while len(out) < n:
-        board = Position.start().array()
-        tabla_moves = source == "tabla" or (source == "arena" and games % 2 == 0)
-        games += 1
-        for ply in range(300):
-            d = _opening_or_roll(rng, ply == 0)
-            children = legal_results(board, *d)
-            recorded = source == "gnubg" or tabla_moves
-            if recorded and len(children) > 1 and rng.random() < KEEP:
-                out.append((board.copy(), d))
-                if len(out) == n:
-                    break
-            if search is not None and tabla_moves:
-                r = search.rank_plays(board, d[0], d[1], ply=1)
-                board = flip_array(r.boards[r.best]).copy()
-            else:
-                board = flip_array(children[gnubg0_rank(children)[0]]).copy()
-            if source == "arena":
-                tabla_moves = not tabla_moves
-            if not (board > 0).any() or not (board < 0).any():
-                break
-    return out
-
-
 def make(source: str, seed: int, n: int, model: str | None, out: Path) -> int:
     """Build a set of ``n`` decisions and write it to ``out``; returns the graded results."""
     from engine.movegen import legal_results
-    from scripts.bench_accuracy import after_play_equity, gnubg0_rank
+    from scripts.bench_accuracy import after_play_equity, gnubg0_rank, selfplay_positions
 
     rng = np.random.default_rng(seed)
     boards, dice, keys, eqs = [], [], [], []
-    for board, d in decisions(source, rng, n, model):
+    for board, d in selfplay_positions(rng, n, source, model):
         children = legal_results(board, *d)
         for i in gnubg0_rank(children)[:GRADED]:
             keys.append(children[i])

@@ -23,13 +23,13 @@ import numpy as np
 
 from engine.classes import classify
 from engine.values import mover_equity
-from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
+from models.checkpoint import CheckpointError, default_bearoff, git_commit, load_checkpoint
 from models.network import NetConfig
 from training.config import FitConfig
 from training.label_store import label_files, replay_labels
 from training.netset import TorchNets
 from training.refine import valued_by
-from training.trainer import strength_check
+from training.trainer import save_offline_stage
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +126,9 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng([cfg.seed, 11])
     train, hold = split_decisions(groups, cfg.holdout, rng)
-    log.info("fit: %d labels of %d decisions from %d files; %d labels held out", len(boards),
-             len(np.unique(groups)), len(files), len(hold))
+    decisions = len(np.unique(groups))
+    log.info("fit: %d labels of %d decisions from %d files; %d labels held out", len(boards), decisions, len(files),
+             len(hold))
     opts = {n: torch.optim.Adam(nets.modules[n].parameters(), lr=cfg.lr) for n in cfg.nets}
     writer = SummaryWriter(log_dir=str(out_dir / "tb"))
     first = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
@@ -153,19 +154,9 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     nets.load_state(best_state)
     stage = {"stage": "fit", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
              "fit_config": cfg.to_dict(), "label_files": [f.name for f in files], "labels": int(len(boards)),
-             "decisions": int(len(np.unique(groups))), "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
+             "decisions": decisions, "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
              "epochs": epochs, "best_epoch": best_epoch,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit()}
-    metrics = dict(ck.get("metrics", {}))
-    if cfg.eval_games > 0:
-        metrics.update(strength_check(nets.numpy_nets(), cfg.eval_games, seed=cfg.seed))
-    wall = float(ck.get("wall_seconds", 0.0)) + time.time() - t0
-    payload = {k: v for k, v in ck.items() if k not in ("format", "format_version", "git_commit", "optimizer")}
-    payload.update({"nets": nets.state(), "wall_seconds": wall, "metrics": metrics,
-                    "labelled": int(ck.get("labelled", 0)) + (int(len(train)) if best_epoch else 0),
-                    "stages": list(ck.get("stages", [])) + [stage], "optimizer": []})
-    save_checkpoint(out_dir / "latest.pt", payload)
-    export_nets_npz(out_dir / "latest.npz", nets.numpy_nets(),
-                    {"games": payload.get("games", 0), "labelled": payload["labelled"], "wall_seconds": wall,
-                     "metrics": metrics})
+    save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed,
+                       labelled=int(ck.get("labelled", 0)) + (int(len(train)) if best_epoch else 0))
     return stage

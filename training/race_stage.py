@@ -24,13 +24,13 @@ from engine.classes import RACE, classify
 from engine.dice import opening_rolls
 from engine.movegen import children_batch
 from engine.position import Position
-from models.checkpoint import CheckpointError, default_bearoff, export_nets_npz, git_commit, load_checkpoint, save_checkpoint
+from models.checkpoint import CheckpointError, default_bearoff, git_commit, load_checkpoint
 from models.encoding import encoder
 from models.network import NetConfig, make_torch_net
 from training.config import RaceConfig
 from training.netset import TorchNets
 from training.race_labels import RaceLabeller
-from training.trainer import strength_check
+from training.trainer import save_offline_stage
 
 log = logging.getLogger(__name__)
 LABELS_FILE = "race_labels.npz"
@@ -182,16 +182,6 @@ def race_stage(cfg: RaceConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
              "race_positions": int(len(boards)), "heldout_loss_before": before, "heldout_loss_after": after,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit(),
              "race_config": cfg.to_dict(), "label_seconds": round(label_seconds, 1)}
-    metrics = dict(ck.get("metrics", {}))
-    if cfg.eval_games > 0:
-        metrics.update(strength_check(nets.numpy_nets(), cfg.eval_games, seed=cfg.seed))
-    wall = float(ck.get("wall_seconds", 0.0)) + time.time() - t0
-    payload = {k: v for k, v in ck.items() if k not in ("format", "format_version", "git_commit", "optimizer")}
-    payload.update({"nets": nets.state(), "wall_seconds": wall, "metrics": metrics,
-                    "stages": list(ck.get("stages", [])) + [stage], "optimizer": []})
-    save_checkpoint(out_dir / "latest.pt", payload)
-    export_nets_npz(out_dir / "latest.npz", nets.numpy_nets(),
-                    {"games": payload.get("games", 0), "labelled": payload.get("labelled", 0), "wall_seconds": wall,
-                     "metrics": metrics})
+    save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed)
     writer.close()
     return stage

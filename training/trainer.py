@@ -109,6 +109,27 @@ def strength_check(nets: dict[str, tuple[NetConfig, dict]], games: int, seed: in
     return out
 
 
+def save_offline_stage(ck: dict[str, Any], nets: TorchNets, stage: dict[str, Any], out_dir: Path, t0: float,
+                       eval_games: int, seed: int, labelled: int | None = None) -> None:
+    """Write ``out_dir/latest.pt`` and ``latest.npz`` after a stage that trained ``nets`` from
+    checkpoint ``ck`` in one go (the race and fit stages): ``ck`` with the nets, ``stage``
+    appended to its stages, the wall time since ``t0`` added, a strength check of
+    ``eval_games`` (none when 0), and ``labelled`` when given (else ``ck``'s)."""
+    metrics = dict(ck.get("metrics", {}))
+    if eval_games > 0:
+        metrics.update(strength_check(nets.numpy_nets(), eval_games, seed=seed))
+    wall = float(ck.get("wall_seconds", 0.0)) + time.time() - t0
+    payload = {k: v for k, v in ck.items() if k not in ("format", "format_version", "git_commit", "optimizer")}
+    payload.update({"nets": nets.state(), "wall_seconds": wall, "metrics": metrics,
+                    "stages": list(ck.get("stages", [])) + [stage], "optimizer": []})
+    if labelled is not None:
+        payload["labelled"] = labelled
+    save_checkpoint(out_dir / "latest.pt", payload)
+    export_nets_npz(out_dir / "latest.npz", nets.numpy_nets(),
+                    {"games": payload.get("games", 0), "labelled": payload.get("labelled", 0), "wall_seconds": wall,
+                     "metrics": metrics})
+
+
 def open_run(cfg: TrainConfig, resume: Path | None, stage: dict[str, Any] | None = None) -> tuple[TorchNets, TrainState, list[Any]]:
     """The nets, the run state and the saved optimizer states of a new or resumed run.
 
