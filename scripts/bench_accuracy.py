@@ -139,6 +139,12 @@ def report_class(board: np.ndarray) -> str:
     return "race" if c in (BEAROFF1, BEAROFF2) else CLASS_NAMES[c]
 
 
+def ci95_mEMG(losses: np.ndarray) -> float:
+    """Half-width of the 95% interval of a mean loss, x1000, treating the decisions as
+    independent (they are drawn from whole games, so the true interval is somewhat wider)."""
+    return round(1000 * 1.96 * float(losses.std(ddof=1)) / float(np.sqrt(len(losses))), 2) if len(losses) > 1 else 0.0
+
+
 def pip_rule(board: np.ndarray) -> tuple[bool, bool]:
     """Double with a lead >= 8% of own pips; take when the deficit is <= 12% of the taker's."""
     mine, theirs = Position.from_array(board).pips()
@@ -213,6 +219,9 @@ def run(args: argparse.Namespace) -> int:
         "play_mEMG_by_class": {
             p: {c: round(1000 * float(np.mean(np.array(v)[cls == c])), 2) for c in names} for p, v in play_loss.items()
         },
+        "play_mEMG_by_class_ci95": {
+            p: {c: ci95_mEMG(np.array(v)[cls == c]) for c in names} for p, v in play_loss.items()
+        },
         "cube_mEMG_lost_per_decision": {
             p: round(1000 * float(np.mean(np.array(v) + np.array(take_loss[p]))), 2) for p, v in cube_loss.items()
         },
@@ -225,13 +234,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"tabla bench accuracy: {len(decisions)} non-forced decisions from gnubg-nn 0-ply self-play "
           f"(seed {args.seed}); reference gnubg-nn 2-ply; evaluator: {described}")
-    print("  plays: equity lost per decision x1000 (blunders > 0.08), and per class")
+    print("  plays: equity lost per decision x1000 (blunders > 0.08), and per class (± 95%, decisions as independent)")
     print(f"    {'':<12s} {'all':>8s}  {'':9s}" + "".join(f"{c:>9s}" for c in names))
     print(f"    {'decisions':<12s} {len(decisions):8d}  {'':9s}" + "".join(f"{fig['decisions_by_class'][c]:9d}" for c in names))
     for p in players:
         by = fig["play_mEMG_by_class"][p]
         print(f"    {p:<12s} {fig['play_mEMG_lost_per_decision'][p]:8.2f}  ({100 * fig['play_blunder_rate_over_0.08'][p]:5.1f}%)"
               + "".join(f"{by[c]:9.2f}" for c in names))
+        ci = fig["play_mEMG_by_class_ci95"][p]
+        print(f"    {'':<12s} {'':8s}  {'':9s}" + "".join(f"{'±' + format(ci[c], '.2f'):>9s}" for c in names))
     print("  money cube decisions (centred cube): equity lost per position x1000: total = double + take")
     for p in cube_players:
         print(f"    {p:<12s} {fig['cube_mEMG_lost_per_decision'][p]:8.2f} = {fig['cube_double_mEMG'][p]:.2f} + {fig['cube_take_mEMG'][p]:.2f}")

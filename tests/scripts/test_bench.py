@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 pytest.importorskip("gnubg_nn")
@@ -52,6 +53,9 @@ def test_bench_accuracy_grades_every_player_with_a_non_negative_loss():
     assert fig["positions"] == 4 and fig["reference"] == "gnubg-nn 2-ply"
     for table in ("play_mEMG_lost_per_decision", "cube_mEMG_lost_per_decision"):
         assert fig[table] and all(v >= 0 for v in fig[table].values())
+    for player, by_class in fig["play_mEMG_by_class_ci95"].items():
+        assert by_class.keys() == fig["play_mEMG_by_class"][player].keys()
+        assert all(v >= 0 for v in by_class.values())
 
 
 def test_bench_selfplay_trains_and_counts_games():
@@ -79,3 +83,11 @@ def test_bench_refuses_a_size_that_is_not_positive_in_one_line(args):
     r = bench(*args)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().count("\n") == 0 and "must be positive" in r.stderr
+
+
+def test_bench_accuracy_interval_is_the_normal_95_percent_half_width_of_the_mean():
+    from scripts.bench_accuracy import ci95_mEMG
+
+    # losses 0, 0.01, 0, 0.03: sample std 0.01414 (ddof 1), / sqrt(4) * 1.96 = 0.01386
+    assert ci95_mEMG(np.array([0.0, 0.01, 0.0, 0.03])) == 13.86
+    assert ci95_mEMG(np.array([0.02])) == 0.0
