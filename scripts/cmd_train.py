@@ -146,6 +146,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fit: learning rate of the last epoch (log-linear in between)")
     parser.add_argument("--fit-rank-weight", type=float, default=fc.rank_weight,
                         help="fit: weight of the within-decision term of the loss")
+    parser.add_argument("--fit-replies", action="store_true",
+                        help="fit: then label the position after one best reply to each training label by the fitted "
+                             "nets' 1-ply value and fit again from the start on both (the reply labels are written "
+                             "to OUT/replies)")
     parser.add_argument("--fit-holdout", type=float, default=fc.holdout,
                         help="fit: share of the decisions kept aside to measure the fit (the epoch of least held-out "
                              "regret is kept)")
@@ -327,6 +331,7 @@ def _fit(args: argparse.Namespace) -> int:
         cfg = FitConfig(labels=tuple(str(p) for p in args.fit_labels), nets=tuple(dict.fromkeys(args.fit_nets)),
                         epochs=args.fit_epochs, lr=args.fit_lr, lr_final=args.fit_lr_final,
                         batch_size=args.batch_size, rank_weight=args.fit_rank_weight, holdout=args.fit_holdout,
+                        replies=args.fit_replies,
                         eval_games=args.eval_games, seed=args.seed)
     except ValueError as exc:
         raise CliError(f"--stage fit: {exc}") from None
@@ -338,6 +343,7 @@ def _fit(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     e0, best = st["epochs"][0], st["epochs"][st["best_epoch"]]
     print(f"fitted to {st['train_labels']} labels, {st['heldout_labels']} held out: held-out regret "
-          f"{e0['regret']:.2f} -> {best['regret']:.2f} (epoch {st['best_epoch']} of {cfg.epochs}); "
+          f"{e0['regret']:.2f} -> {best['regret']:.2f} (epoch {st['best_epoch']} of {cfg.epochs}"
+          + (f"; after {st['reply_labels']} reply labels" if cfg.replies else "") + "); "
           f"checkpoint {args.out / 'latest.pt'}")
     return 0

@@ -200,9 +200,14 @@ def _stage_what(st: dict) -> str:
     elif st.get("stage") == "fit":
         fc = st.get("fit_config", {})
         e0, best = st["epochs"][0], st["epochs"][st.get("best_epoch", 0)]
+        replies = int(st.get("reply_labels", 0))
+        reply_text = (f" and {replies:,} reply labels (`--fit-replies`: the position after the best reply to each, "
+                      f"valued at 1 ply by the nets of a first fit, whose held-out regret was "
+                      f"{st.get('first_pass', {}).get('regret', 0):.2f}; then fitted again from the start)"
+                      if "reply_labels" in st else "")
         what = (f"fit (`tabla train --stage fit`) of the {' and '.join(fc.get('nets', []))} nets to "
-                f"{int(st.get('train_labels', 0)):,} stored labels of refine runs ({len(st.get('label_files', []))} label "
-                f"files of `--refine-store`), {int(st.get('heldout_labels', 0)):,} more of other decisions held out; "
+                f"{int(st.get('train_labels', 0)) - replies:,} stored labels of refine runs ({len(st.get('label_files', []))} label "
+                f"files of `--refine-store`){reply_text}, {int(st.get('heldout_labels', 0)):,} more of other decisions held out; "
                 f"{fc.get('epochs')} epochs in batches of whole decisions of about {fc.get('batch_size')}, Adam lr "
                 f"{fc.get('lr')} → {fc.get('lr_final')}{_rank_text(fc)}; held-out regret of the nets' choice "
                 f"{e0.get('regret', 0):.2f} → {best.get('regret', 0):.2f} (epoch {st.get('best_epoch', 0)} kept), "

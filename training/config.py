@@ -284,6 +284,10 @@ class FitConfig(RunConfig):
     """Weight of the within-decision term of the loss (:func:`training.netset.rank_loss`)."""
     holdout: float = 0.1
     """Share of the decisions kept aside to measure the fit."""
+    replies: bool = False
+    """After the fit, label the position after one best reply to each training label by
+    the fitted nets' 1-ply value (:mod:`training.reply_labels`), and fit again from the
+    start on both: the other side on roll learns what the first fit taught."""
 
     def __post_init__(self) -> None:
         if not self.labels:

@@ -10,6 +10,10 @@ nets' first choice among a decision's labelled results falls short of the labels
 (the *regret*, in thousandths of a point of the labels' cubeless equity). The epoch of
 least regret is kept, so a fit that only overfits leaves the nets as they were.
 
+With ``replies`` the fitted nets then label the position after one best reply to each
+training label (:mod:`training.reply_labels`: the other side on roll, which a 2-ply search
+values at its leaves), and the nets are fitted again from the start on both kinds.
+
 Labels are Tabla's own (its search or rollouts when they were made), never another engine's.
 """
 from __future__ import annotations
@@ -26,9 +30,10 @@ from engine.values import mover_equity
 from models.checkpoint import CheckpointError, default_bearoff, git_commit, load_checkpoint
 from models.network import NetConfig
 from training.config import FitConfig
-from training.label_store import label_files, replay_labels
+from training.label_store import label_files, replay_labels, write_labels
 from training.netset import TorchNets
 from training.refine import valued_by
+from training.reply_labels import reply_labels
 from training.trainer import save_offline_stage
 
 log = logging.getLogger(__name__)
@@ -99,6 +104,37 @@ def heldout_figures(nets: TorchNets, boards: np.ndarray, targets: np.ndarray, gr
     return {"mse": mse, "regret": regret, "agree": agree, "decisions": decisions}
 
 
+def fit_pass(nets: TorchNets, cfg: FitConfig, boards: np.ndarray, targets: np.ndarray, groups: np.ndarray,
+             train: np.ndarray, hold: np.ndarray, rng: np.random.Generator, writer: Any,
+             tag: str) -> tuple[list[dict[str, Any]], int, dict]:
+    """``cfg.epochs`` passes over the rows ``train``, measured on the rows ``hold`` after
+    each; returns the epochs' figures, the epoch of least held-out regret (0: the start)
+    and the nets' state at that epoch. The nets end in the last epoch's state."""
+    import torch
+
+    opts = {n: torch.optim.Adam(nets.modules[n].parameters(), lr=cfg.lr) for n in cfg.nets}
+    first = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
+    epochs = [{"epoch": 0, "lr": 0.0, "loss": None, **first}]
+    log.info("%s: before, held-out %s", tag, first)
+    best_epoch, best_state = 0, nets.state()
+    for epoch in range(1, cfg.epochs + 1):
+        lr = cfg.lr * (cfg.lr_final / cfg.lr) ** ((epoch - 1) / max(1, cfg.epochs - 1))
+        losses = []
+        for rows in decision_batches(groups[train], cfg.batch_size, rng):
+            r = train[rows]
+            for loss, n in nets.train_step(boards[r], targets[r], opts, lr, groups[r], cfg.rank_weight).values():
+                losses.append(loss * n)
+        fig = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
+        epochs.append({"epoch": epoch, "lr": lr, "loss": float(np.sum(losses) / max(1, len(train))), **fig})
+        for key in ("mse", "regret", "agree"):
+            writer.add_scalar(f"{tag}/heldout_{key}", fig[key], epoch)
+        writer.add_scalar(f"{tag}/train_loss", epochs[-1]["loss"], epoch)
+        log.info("%s: epoch %d, lr %.2g, train loss %.5f, held-out %s", tag, epoch, lr, epochs[-1]["loss"], fig)
+        if fig["regret"] < epochs[best_epoch]["regret"]:
+            best_epoch, best_state = epoch, nets.state()
+    return epochs, best_epoch, best_state
+
+
 def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     """Fit the nets ``cfg.nets`` of checkpoint ``resume`` to stored labels; the kept
     checkpoint (the epoch of least held-out regret) is ``out_dir / latest.pt``.
@@ -129,33 +165,32 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     decisions = len(np.unique(groups))
     log.info("fit: %d labels of %d decisions from %d files; %d labels held out", len(boards), decisions, len(files),
              len(hold))
-    opts = {n: torch.optim.Adam(nets.modules[n].parameters(), lr=cfg.lr) for n in cfg.nets}
     writer = SummaryWriter(log_dir=str(out_dir / "tb"))
-    first = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
-    epochs = [{"epoch": 0, "lr": 0.0, "loss": None, **first}]
-    log.info("fit: before, held-out %s", first)
-    best_epoch, best_state = 0, nets.state()
-    for epoch in range(1, cfg.epochs + 1):
-        lr = cfg.lr * (cfg.lr_final / cfg.lr) ** ((epoch - 1) / max(1, cfg.epochs - 1))
-        losses = []
-        for rows in decision_batches(groups[train], cfg.batch_size, rng):
-            r = train[rows]
-            for loss, n in nets.train_step(boards[r], targets[r], opts, lr, groups[r], cfg.rank_weight).values():
-                losses.append(loss * n)
-        fig = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
-        epochs.append({"epoch": epoch, "lr": lr, "loss": float(np.sum(losses) / max(1, len(train))), **fig})
-        for key in ("mse", "regret", "agree"):
-            writer.add_scalar(f"fit/heldout_{key}", fig[key], epoch)
-        writer.add_scalar("fit/train_loss", epochs[-1]["loss"], epoch)
-        log.info("fit: epoch %d, lr %.2g, train loss %.5f, held-out %s", epoch, lr, epochs[-1]["loss"], fig)
-        if fig["regret"] < epochs[best_epoch]["regret"]:
-            best_epoch, best_state = epoch, nets.state()
+    start_state = nets.state()
+    epochs, best_epoch, best_state = fit_pass(nets, cfg, boards, targets, groups, train, hold, rng, writer, "fit")
+    extra: dict[str, Any] = {}
+    if cfg.replies:
+        nets.load_state(best_state)
+        pos, tgt = reply_labels(boards[train], nets.evaluate, rng)
+        mine = valued_by(pos, cfg.nets)
+        pos, tgt = pos[mine], tgt[mine]
+        saved = write_labels(out_dir / "replies", pos, tgt, np.arange(len(pos)), "replies", 0) if len(pos) else None
+        log.info("fit: %d reply labels by the first pass's nets (epoch %d); fitting again from the start",
+                 len(pos), best_epoch)
+        extra = {"first_pass": {"best_epoch": best_epoch, "regret": epochs[best_epoch]["regret"]},
+                 "reply_labels": int(len(pos)), "reply_file": saved.name if saved else None}
+        train = np.concatenate([train, len(boards) + np.arange(len(pos))])
+        groups = np.concatenate([groups, groups.max() + 1 + np.arange(len(pos))])
+        boards, targets = np.concatenate([boards, pos]), np.concatenate([targets, tgt])
+        nets.load_state(start_state)
+        epochs, best_epoch, best_state = fit_pass(nets, cfg, boards, targets, groups, train, hold, rng, writer,
+                                                  "fit_replies")
     writer.close()
     nets.load_state(best_state)
     stage = {"stage": "fit", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
              "fit_config": cfg.to_dict(), "label_files": [f.name for f in files], "labels": int(len(boards)),
              "decisions": decisions, "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
-             "epochs": epochs, "best_epoch": best_epoch,
+             "epochs": epochs, "best_epoch": best_epoch, **extra,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit()}
     save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed,
                        labelled=int(ck.get("labelled", 0)) + (int(len(train)) if best_epoch else 0))

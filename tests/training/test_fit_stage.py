@@ -124,3 +124,68 @@ def test_fit_stage_refuses_bad_labels_and_settings_in_one_line(tmp_path, capsys)
     assert "holdout" in capsys.readouterr().err
     with pytest.raises(ValueError, match="labels"):
         FitConfig()
+
+
+def _pip_evaluate(boards: np.ndarray) -> np.ndarray:
+    """A stand-in evaluator: the side on roll wins more the fewer pips it has left than its
+    opponent (no gammons); enough to make one play the best."""
+    b = boards.astype(np.int64)
+    pts = np.arange(26)
+    mine = (np.clip(b, 0, None) * pts).sum(axis=1)
+    theirs = (np.clip(-b, 0, None) * (25 - pts)).sum(axis=1)
+    p = np.zeros((len(boards), 5), np.float32)
+    p[:, 0] = 1 / (1 + np.exp((mine - theirs) / 20.0))
+    return p
+
+
+def test_reply_position_is_the_best_play_of_the_drawn_roll_seen_by_the_next_side():
+    from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
+    from engine.movegen import legal_results
+    from engine.position import Position, flip_array
+    from engine.values import mover_equity
+    from training.reply_labels import reply_positions
+
+    start = Position.start().array()
+    got = reply_positions(start[None, :], _pip_evaluate, np.random.default_rng(9))
+    d1, d2 = ROLL_ARRAY[np.random.default_rng(9).choice(21, size=1, p=ROLL_WEIGHTS)[0]]
+    children = legal_results(start, int(d1), int(d2))
+    seen = np.array([flip_array(c) for c in children])
+    best = seen[int(np.argmax(mover_equity(_pip_evaluate(seen))))]
+    assert got.shape == (1, 26) and (got[0] == best).all()
+
+
+def test_reply_labels_are_the_one_ply_values_of_distinct_positions_in_play():
+    from engine.position import Position
+    from training.labels import ply1_probs
+    from training.reply_labels import reply_labels
+
+    start = Position.start().array()
+    boards = np.repeat(start[None, :], 40, axis=0)
+    pos, targets = reply_labels(boards, _pip_evaluate, np.random.default_rng(4))
+    assert 1 < len(pos) <= 21 and len(np.unique(pos, axis=0)) == len(pos)  # one per distinct roll's best play
+    assert np.allclose(targets, ply1_probs(_pip_evaluate, pos))
+
+
+def test_fit_with_replies_fits_again_from_the_start_on_the_stored_and_the_reply_labels(tmp_path, capsys):
+    from training.refine import valued_by
+
+    store = tmp_path / "store"
+    _store_two_ply_labels(store, plies=12)
+    out = tmp_path / "fit"
+    args = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(store), "--out", str(out),
+            "--fit-epochs", "2", "--fit-lr", "1e-3", "--fit-lr-final", "3e-4", "--fit-holdout", "0.3",
+            "--batch-size", "64", "--eval-games", "0", "--seed", "5", "--fit-replies"]
+    assert main(args) == 0
+    assert "reply labels" in capsys.readouterr().out
+    st = load_checkpoint(out / "latest.pt")["stages"][-1]
+    stored, _, _ = replay_labels([str(store)])
+    replies, targets, _ = replay_labels([str(out / "replies")])
+    assert st["reply_labels"] == len(replies) > 0 and st["fit_config"]["replies"] is True
+    # the reply labels train; the held-out decisions are the stored ones, as without replies
+    assert st["train_labels"] + st["heldout_labels"] == st["labels"] == st["reply_labels"] + int(
+        valued_by(stored, ("contact",)).sum())
+    assert ((targets >= 0) & (targets <= 1)).all()
+    assert [e["epoch"] for e in st["epochs"]] == [0, 1, 2] and "first_pass" in st
+    from scripts.ship_model import _stage_row
+
+    assert f"{st['reply_labels']:,} reply labels" in _stage_row(st)
