@@ -9,6 +9,7 @@ accuracy`` keeps them; :func:`scripts.bench_accuracy.selfplay_positions`): ``gnu
 ``tabla``, Tabla's 1-ply self-play with ``--model``; ``arena``, Tabla's decisions in games
 of Tabla 1-ply (``--model``) against gnubg-nn 0-ply: the positions that decide
 ``tabla arena`` against gnubg-nn, where a model's error can differ much from the others'.
+``make --only crashed`` keeps one class's decisions (drawn in rounds until there are enough).
 ``make`` grades gnubg-nn 0-ply's six best results of each decision at 2 ply; ``grade``
 adds the results the models choose (kept in ``SET.cache.npz`` beside the set) and prints
 each model's equity lost per decision × 1000 against the best graded result, overall and
@@ -31,14 +32,26 @@ class DevSetError(ValueError):
     """A file that is not a decision set, or a request the tool cannot answer."""
 
 
-def make(source: str, seed: int, n: int, model: str | None, out: Path) -> int:
-    """Build a set of ``n`` decisions and write it to ``out``; returns the graded results."""
+ROUND = 2000
+"""Decisions drawn per round when a set keeps one class only."""
+
+
+def make(source: str, seed: int, n: int, model: str | None, out: Path, only: str | None = None) -> int:
+    """Build a set of ``n`` decisions (of class ``only`` if given, drawn in rounds of
+    :data:`ROUND` until there are enough) and write it to ``out``; returns the graded results."""
     from engine.movegen import legal_results
-    from scripts.bench_accuracy import after_play_equity, gnubg0_rank, selfplay_positions
+    from scripts.bench_accuracy import after_play_equity, gnubg0_rank, report_class, selfplay_positions
 
     rng = np.random.default_rng(seed)
+    if only is None:
+        drawn = selfplay_positions(rng, n, source, model)
+    else:
+        drawn = []
+        while len(drawn) < n:
+            drawn += [(b, d) for b, d in selfplay_positions(rng, ROUND, source, model) if report_class(b) == only]
+        drawn = drawn[:n]
     boards, dice, keys, eqs = [], [], [], []
-    for board, d in selfplay_positions(rng, n, source, model):
+    for board, d in drawn:
         children = legal_results(board, *d)
         for i in gnubg0_rank(children)[:GRADED]:
             keys.append(children[i])
@@ -47,7 +60,7 @@ def make(source: str, seed: int, n: int, model: str | None, out: Path) -> int:
         dice.append(d)
     np.savez_compressed(out, boards=np.array(boards, np.int8), dice=np.array(dice, np.int64),
                         keys=np.array(keys, np.int8), eqs=np.array(eqs, np.float64),
-                        meta=np.array(json.dumps({"source": source, "seed": seed, "model": model})))
+                        meta=np.array(json.dumps({"source": source, "seed": seed, "model": model, "only": only})))
     return len(keys)
 
 
@@ -117,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     mk.add_argument("--seed", type=int, required=True)
     mk.add_argument("--positions", type=int, default=2000)
     mk.add_argument("--model", default=None, help="the model whose play makes tabla and arena decisions (default: shipped)")
+    mk.add_argument("--only", choices=("contact", "crashed", "race"), default=None,
+                    help="keep the decisions of this class only (as the bench reports them; races include bear-offs)")
     mk.add_argument("--out", type=Path, required=True)
     gr = sub.add_parser("grade", help="each model's error on a set, paired against the first")
     gr.add_argument("set", type=Path)
@@ -130,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "make":
             if args.positions < 1:
                 raise DevSetError("--positions must be at least 1")
-            n = make(args.source, args.seed, args.positions, args.model, args.out)
-            print(f"{args.out}: {args.positions} decisions ({args.source}, seed {args.seed}), {n} results graded")
+            n = make(args.source, args.seed, args.positions, args.model, args.out, args.only)
+            kind = f"{args.only} decisions" if args.only else "decisions"
+            print(f"{args.out}: {args.positions} {kind} ({args.source}, seed {args.seed}), {n} results graded")
             return 0
         res = grade(args.set, args.models, args.ply)
     except (DevSetError, ModelError) as exc:

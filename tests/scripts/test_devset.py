@@ -50,3 +50,14 @@ def test_a_file_that_is_not_a_set_is_refused_in_one_line(tmp_path, capsys):
     assert main(["grade", str(junk), "models/tabla.npz"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a decision set" in err
+
+
+def test_a_set_of_one_class_holds_only_that_class(tmp_path, capsys):
+    from scripts.bench_accuracy import report_class
+
+    out = tmp_path / "c.npz"
+    assert main(["make", "--source", "gnubg", "--only", "crashed", "--seed", "4", "--positions", "3",
+                 "--out", str(out)]) == 0
+    assert "3 crashed decisions" in capsys.readouterr().out
+    with np.load(out) as z:
+        assert len(z["boards"]) == 3 and all(report_class(b) == "crashed" for b in z["boards"])
