@@ -171,9 +171,7 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if cfg.replies:
         nets.load_state(best_state)
-        pos, tgt = reply_labels(boards[train], nets.evaluate, rng)
-        mine = valued_by(pos, cfg.nets)
-        pos, tgt = pos[mine], tgt[mine]
+        pos, tgt = reply_labels(boards[train], nets.evaluate, rng, cfg.nets)
         saved = write_labels(out_dir / "replies", pos, tgt, np.arange(len(pos)), "replies", 0) if len(pos) else None
         log.info("fit: %d reply labels by the first pass's nets (epoch %d); fitting again from the start",
                  len(pos), best_epoch)

@@ -20,6 +20,7 @@ from engine.batch import one_ply_choice
 from engine.dice import ROLL_ARRAY, ROLL_WEIGHTS
 from engine.movegen import children_batch
 from training.labels import ply1_probs
+from training.refine import valued_by
 
 CHUNK = 512
 """Positions per batch (each takes ~21 rolls × ~20 plays through the nets)."""
@@ -45,11 +46,13 @@ def reply_positions(boards: np.ndarray, evaluate: Callable[[np.ndarray], np.ndar
     return nxt[np.sort(first)]
 
 
-def reply_labels(boards: np.ndarray, evaluate: Callable[[np.ndarray], np.ndarray],
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``(positions, targets)``: :func:`reply_positions` of ``boards`` and their 1-ply
-    probabilities (M, 5) for the side on roll, both by ``evaluate``."""
+def reply_labels(boards: np.ndarray, evaluate: Callable[[np.ndarray], np.ndarray], rng: np.random.Generator,
+                 nets: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``(positions, targets)``: the :func:`reply_positions` of ``boards`` that the nets
+    ``nets`` value, and their 1-ply probabilities (M, 5) for the side on roll, both by
+    ``evaluate`` (positions of other classes are left out before they are valued)."""
     pos = reply_positions(boards, evaluate, rng)
+    pos = pos[valued_by(pos, nets)]
     targets = np.concatenate([ply1_probs(evaluate, pos[s:s + CHUNK]) for s in range(0, len(pos), CHUNK)]) \
         if len(pos) else np.zeros((0, 5), np.float32)
     return pos, targets.astype(np.float32)

@@ -161,7 +161,7 @@ def test_reply_labels_are_the_one_ply_values_of_distinct_positions_in_play():
 
     start = Position.start().array()
     boards = np.repeat(start[None, :], 40, axis=0)
-    pos, targets = reply_labels(boards, _pip_evaluate, np.random.default_rng(4))
+    pos, targets = reply_labels(boards, _pip_evaluate, np.random.default_rng(4), ("contact",))
     assert 1 < len(pos) <= 21 and len(np.unique(pos, axis=0)) == len(pos)  # one per distinct roll's best play
     assert np.allclose(targets, ply1_probs(_pip_evaluate, pos))
 
