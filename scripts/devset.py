@@ -34,6 +34,8 @@ class DevSetError(ValueError):
 
 ROUND = 2000
 """Decisions drawn per round when a set keeps one class only."""
+MAX_ROUNDS = 50
+"""Rounds drawn at most before a one-class set gives up (a class its games rarely reach)."""
 
 
 def make(source: str, seed: int, n: int, model: str | None, out: Path, only: str | None = None) -> int:
@@ -47,8 +49,12 @@ def make(source: str, seed: int, n: int, model: str | None, out: Path, only: str
         drawn = selfplay_positions(rng, n, source, model)
     else:
         drawn = []
-        while len(drawn) < n:
+        for _ in range(MAX_ROUNDS):
             drawn += [(b, d) for b, d in selfplay_positions(rng, ROUND, source, model) if report_class(b) == only]
+            if len(drawn) >= n:
+                break
+        else:
+            raise DevSetError(f"only {len(drawn)} {only} decisions in {MAX_ROUNDS * ROUND:,} drawn; ask for fewer")
         drawn = drawn[:n]
     boards, dice, keys, eqs = [], [], [], []
     for board, d in drawn:

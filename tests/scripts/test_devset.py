@@ -61,3 +61,15 @@ def test_a_set_of_one_class_holds_only_that_class(tmp_path, capsys):
     assert "3 crashed decisions" in capsys.readouterr().out
     with np.load(out) as z:
         assert len(z["boards"]) == 3 and all(report_class(b) == "crashed" for b in z["boards"])
+
+
+def test_a_class_the_games_never_reach_is_refused_not_drawn_for_ever(tmp_path, capsys, monkeypatch):
+    import scripts.devset as devset
+
+    monkeypatch.setattr(devset, "ROUND", 4)
+    monkeypatch.setattr(devset, "MAX_ROUNDS", 2)
+    out = tmp_path / "r.npz"
+    assert main(["make", "--source", "gnubg", "--only", "race", "--seed", "4", "--positions", "50",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "race decisions in 8 drawn" in err and not out.exists()
