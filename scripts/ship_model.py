@@ -109,6 +109,8 @@ def _stage_rows(stages: list[dict]) -> list[str]:
     for i, st in enumerate(stages):
         if st.get("stage") != "graft":
             rows.append(_stage_row(st, _stage_what(st)))
+            for br in st.get("branches", []) if st.get("stage") == "average" else []:
+                rows.extend(_stage_row(d, f"(averaged in from `{br['name']}`) {_stage_what(d)}") for d in br["stages"])
             continue
         own = st.get("donor_stages", [])
         shared = 0
@@ -166,7 +168,10 @@ def _stage_what(st: dict) -> str:
                 f"weights (the expert inputs start at zero), the race net starts {cf.get('race')}")
     elif st.get("stage") == "average":
         at = ", ".join(f"{n:,}" for n in st.get("labelled_at", []))
-        what = (f"weights averaged (`python -m scripts.average`) over {len(st.get('of', []))} checkpoints of the run above, "
+        branches = [f"`{br['name']}`" for br in st.get("branches", [])]
+        whose = (f"the run above and {', '.join(branches)}, from the same start, whose own stages follow"
+                 if branches else "the run above")
+        what = (f"weights averaged (`python -m scripts.average`) over {len(st.get('of', []))} checkpoints of {whose}, "
                 f"taken at {at} labelled positions, at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "refine" and st.get("refine_config", {}).get("labels") == "returns":
         rc = st["refine_config"]

@@ -55,3 +55,22 @@ def test_the_average_command_writes_a_checkpoint_and_its_inference_file(tmp_path
     for n in want:
         for k, v in want[n][1].items():
             assert np.allclose(nets[n][1][k], v, atol=1e-6)
+
+
+def test_sibling_fits_averaged_keep_the_stages_the_last_one_lacks_and_the_card_lists_them():
+    from scripts.ship_model import _stage_rows
+
+    base = load_checkpoint("models/tabla.pt")
+    shared = list(base["stages"])
+    fit = {**next(s for s in reversed(shared) if s.get("stage") == "fit"), "games": 7,
+           "started_utc": "2099-01-01 10:50"}
+    sibling = {**_shifted(base, 0.0, 10), "stages": shared + [fit]}
+    later = {**fit, "started_utc": "2099-01-01 16:06"}
+    last = {**_shifted(base, 0.2, 20), "stages": shared + [later]}
+    avg = average_states([sibling, last], ["G1.pt", "I1.pt"])
+    st = avg["stages"][-1]
+    assert st["branches"] == [{"name": "G1.pt", "stages": [fit]}]
+    rows = _stage_rows(avg["stages"])
+    assert "`G1.pt`, from the same start" in rows[-2] and rows[-1].startswith("| 7 | (averaged in from `G1.pt`) fit")
+    grown = {**last, "stages": shared + [{**later, "labelled": 99}]}  # an earlier checkpoint of the same run
+    assert "branches" not in average_states([last, grown], ["a.pt", "b.pt"])["stages"][-1]
