@@ -109,7 +109,7 @@ def _stage_rows(stages: list[dict]) -> list[str]:
     for i, st in enumerate(stages):
         if st.get("stage") != "graft":
             rows.append(_stage_row(st, _stage_what(st)))
-            for br in st.get("branches", []) if st.get("stage") == "average" else []:
+            for br in st.get("branches", []):  # only an average of sibling fits has them
                 rows.extend(_stage_row(d, f"(averaged in from `{br['name']}`) {_stage_what(d)}") for d in br["stages"])
             continue
         own = st.get("donor_stages", [])
