@@ -156,6 +156,7 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
         raise CheckpointError(f"no labels of the {' or '.join(cfg.nets)} nets' classes in {', '.join(cfg.labels)}")
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
+    commit = git_commit()  # the code the stage starts from, not a commit made while it runs
     nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, default_bearoff())
     nets.load_state(ck["nets"])
     torch.set_num_threads(1)
@@ -189,7 +190,7 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
              "fit_config": cfg.to_dict(), "label_files": [f.name for f in files], "labels": int(len(boards)),
              "decisions": decisions, "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
              "epochs": epochs, "best_epoch": best_epoch, **extra,
-             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit()}
+             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": commit}
     save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed,
                        labelled=int(ck.get("labelled", 0)) + (int(len(train)) if best_epoch else 0))
     return stage

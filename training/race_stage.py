@@ -115,6 +115,7 @@ def race_stage(cfg: RaceConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     if "nets" not in ck:
         raise CheckpointError(f"{resume} holds one tabla-v1 net; the race stage works on class-net sets")
     t0 = time.time()
+    commit = git_commit()  # the code the stage starts from, not a commit made while it runs
     nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, default_bearoff())
     nets.load_state(ck["nets"])
     torch.set_num_threads(1)
@@ -180,7 +181,7 @@ def race_stage(cfg: RaceConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
     stage = {"stage": "race", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
              "race_net": nets.configs["race"].to_dict(), "new_race_net": fresh is not None,
              "race_positions": int(len(boards)), "heldout_loss_before": before, "heldout_loss_after": after,
-             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": git_commit(),
+             "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": commit,
              "race_config": cfg.to_dict(), "label_seconds": round(label_seconds, 1)}
     save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed)
     writer.close()

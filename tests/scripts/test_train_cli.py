@@ -84,11 +84,14 @@ def test_race_stage_needs_a_checkpoint_to_start_from(tmp_path, capsys):
     assert "--race-trials" in _one_line_error(capsys)
 
 
-def test_race_stage_fits_the_race_net_and_records_the_stage(tmp_path, capsys):
+def test_race_stage_fits_the_race_net_and_records_the_stage(tmp_path, capsys, monkeypatch):
+    import training.race_stage as race_stage
     from models.checkpoint import load_checkpoint, load_nets
     from scripts.ship_model import _stage_row
 
     out = tmp_path / "race"
+    # HEAD moves on once the run is under way (its tensorboard log exists): the stage keeps the first
+    monkeypatch.setattr(race_stage, "git_commit", lambda: "b" * 40 if (out / "tb").exists() else "a" * 40)
     args = ["train", "--stage", "race", "--resume", "models/tabla.pt", "--out", str(out), "--race-positions", "300",
             "--race-trials", "4", "--race-epochs", "2", "--eval-games", "0", "--workers", "1"]
     assert main(args) == 0
@@ -96,6 +99,7 @@ def test_race_stage_fits_the_race_net_and_records_the_stage(tmp_path, capsys):
     before, after = load_checkpoint("models/tabla.pt"), load_checkpoint(out / "latest.pt")
     st = after["stages"][-1]
     assert st["stage"] == "race" and st["race_positions"] == 300 and len(after["stages"]) == len(before["stages"]) + 1
+    assert st["commit"] == "a" * 40
     assert 0 < st["heldout_loss_after"] < 1 and 0 < st["heldout_loss_before"] < 1
     for name in ("contact", "crashed"):  # only the race net learns
         for k, v in before["nets"][name]["weights"].items():

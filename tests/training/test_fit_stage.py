@@ -189,3 +189,17 @@ def test_fit_with_replies_fits_again_from_the_start_on_the_stored_and_the_reply_
     from scripts.ship_model import _stage_row
 
     assert f"{st['reply_labels']:,} reply labels" in _stage_row(st)
+
+
+def test_fit_stage_records_the_commit_it_started_from_not_one_made_while_it_ran(tmp_path, monkeypatch):
+    import training.fit_stage as fit_stage
+
+    store = tmp_path / "store"
+    _store_two_ply_labels(store, plies=12)
+    out = tmp_path / "fit"
+    # HEAD moves on once the run is under way (its tensorboard log exists)
+    monkeypatch.setattr(fit_stage, "git_commit", lambda: "b" * 40 if (out / "tb").exists() else "a" * 40)
+    args = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(store), "--out", str(out),
+            "--fit-epochs", "1", "--fit-holdout", "0.3", "--batch-size", "64", "--eval-games", "0", "--seed", "5"]
+    assert main(args) == 0
+    assert load_checkpoint(out / "latest.pt")["stages"][-1]["commit"] == "a" * 40
