@@ -16,7 +16,9 @@ Re-record (only when a behaviour change is intended): ``python tests/golden.py``
 Intended changes since, applied to the cases they touch (issue 16): ``tabla engine`` with
 a model it cannot load exits at start-up; ``eval`` / ``cube`` without ``--ply`` use the
 protocol's default ply (0); cube tables and MWC figures show 3 decimals; the usage line
-names the positional ID.
+names the positional ID; (issue 11) a play at 2 ply is valued with a quarter of its 1-ply
+value mixed in (``engine.search.SHALLOW_WEIGHT``): the 23 cases with 2-ply plays were
+re-recorded, every other case kept as recorded.
 """
 from __future__ import annotations
 

@@ -82,8 +82,8 @@ MIDGAME = Position.from_points({6: 4, 8: 3, 13: 4, 24: 2, 4: 2}, {6: 5, 8: 2, 13
 def test_two_ply_value_is_weighted_average_of_opponents_best_one_ply_reply(position, roll):
     # Given a fake evaluator and a search that keeps every candidate
     ev = RandomLinearEvaluator()
-    search = Search(ev, WIDE)
-    # When every play is ranked at 2 ply
+    search = Search(ev, WIDE, shallow_weight=0.0)
+    # When every play is ranked at 2 ply with no 1-ply share
     ranked = search.rank_plays(position.array(), roll.high, roll.low, ply=2)
     # Then each play's probabilities equal the independent expectimax
     assert (ranked.ply == 2).all()
@@ -91,6 +91,40 @@ def test_two_ply_value_is_weighted_average_of_opponents_best_one_ply_reply(posit
         expected = value_after_play_2ply(ev, Position.from_array(ranked.boards[k]))
         np.testing.assert_allclose(ranked.probs[k], expected, atol=1e-9)
         assert ranked.equity[k] == pytest.approx(float(cubeless_equity(expected)), abs=1e-9)
+
+
+@pytest.mark.parametrize("weight", [0.25, 0.6])
+def test_two_ply_play_value_mixes_its_one_ply_value_by_the_shallow_weight(weight):
+    # Given a search that keeps every candidate and gives the 1-ply value a share
+    ev = RandomLinearEvaluator()
+    search = Search(ev, WIDE, shallow_weight=weight)
+    ranked = search.rank_plays(MIDGAME.array(), 5, 3, ply=2)
+    # Then each play's value is the share's mix of the independent 2-ply and 1-ply values,
+    # the ranking follows it, and value_results gives the same figures
+    mixed = []
+    for k in range(len(ranked)):
+        result = Position.from_array(ranked.boards[k])
+        expected = (1 - weight) * value_after_play_2ply(ev, result) + weight * value_after_play_1ply(ev, result)
+        np.testing.assert_allclose(ranked.probs[k], expected, atol=1e-9)
+        mixed.append(float(cubeless_equity(expected)))
+    assert ranked.equity[ranked.best] == pytest.approx(max(mixed), abs=1e-9)
+    probs, scores = search.value_results(ranked.boards, ply=2)
+    np.testing.assert_allclose(probs, ranked.probs, atol=1e-9)
+    np.testing.assert_allclose(scores, ranked.score, atol=1e-9)
+
+
+def test_one_and_three_ply_values_take_no_shallow_share():
+    ev = RandomLinearEvaluator()
+    mixed, pure = Search(ev, WIDE, shallow_weight=0.5), Search(ev, WIDE, shallow_weight=0.0)
+    board = BEAROFF_CONTACT.array()
+    for ply in (1, 3):
+        np.testing.assert_allclose(mixed.rank_plays(board, 4, 2, ply=ply).probs,
+                                   pure.rank_plays(board, 4, 2, ply=ply).probs, atol=1e-12)
+
+
+def test_shallow_weight_outside_zero_to_one_is_refused():
+    with pytest.raises(ValueError, match="shallow_weight"):
+        Search(RandomLinearEvaluator(), shallow_weight=1.5)
 
 
 def test_one_ply_value_is_the_evaluator_on_the_flipped_result():
@@ -175,9 +209,10 @@ def test_mirror_symmetric_position_is_worth_zero_at_ply_zero():
 
 @pytest.mark.parametrize("ply", [1, 2])
 def test_position_value_is_the_weighted_average_of_the_best_play_per_roll(ply):
+    # (a position's value is the pure expectimax: its plays take no 1-ply share)
     ev = RandomLinearEvaluator(11)
     flt = MoveFilter(max_candidates=2, tolerance=0.2)
-    search = Search(ev, flt)
+    search = Search(ev, flt, shallow_weight=0.0)
     pos = BEAROFF_CONTACT
     v = search.evaluate_position(pos.array(), ply=ply)
     expected = 0.0
