@@ -265,14 +265,18 @@ class Search:
                 scores[j, live] = s.negate(s_opp[j])
         return probs, scores
 
+    def _mixes(self, ply: int) -> bool:
+        """Whether a play searched to ``ply`` takes a share of its 1-ply value."""
+        return ply == 2 and self.shallow_weight > 0.0
+
     def _mix(
         self, ply: int, deep: tuple[np.ndarray, np.ndarray], shallow: tuple[np.ndarray, np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(probs, scores) of plays searched to ``ply`` from their deep and 1-ply values: at
-        ply 2 the ``shallow_weight`` mix, else the deep values."""
-        w = self.shallow_weight
-        if ply != 2 or w == 0.0:
+        """(probs, scores) of plays searched to ``ply`` from their deep and 1-ply values: the
+        ``shallow_weight`` mix where :meth:`_mixes`, else the deep values."""
+        if not self._mixes(ply):
             return deep
+        w = self.shallow_weight
         return (1.0 - w) * deep[0] + w * shallow[0], (1.0 - w) * deep[1] + w * shallow[1]
 
     def _prune(self, scores: np.ndarray, seg: np.ndarray, nseg: int) -> np.ndarray:
@@ -415,7 +419,7 @@ class Search:
         boards = np.ascontiguousarray(np.asarray(results, dtype=np.int8).reshape(-1, 26))
         scorer = [scorer_for(state, met)]
         probs, scores = self._after_play(boards, ply - 1, scorer)
-        if ply == 2 and self.shallow_weight > 0.0:
+        if self._mixes(ply):
             p1, s1 = self._after_play(boards, 0, scorer)
             return self._mix(ply, (probs[0], scores[0]), (p1[0], s1[0]))
         return probs[0], scores[0]
