@@ -63,7 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r = RefineConfig()
     parser.add_argument("--refine-lr", type=float, default=r.lr, help="refine: Adam learning rate")
     parser.add_argument("--refine-lr-end", type=float, default=None,
-                        help="refine: the learning rate at the end of --minutes, reached linearly (default: --refine-lr throughout)")
+                        help="refine: the learning rate at the end of the run, reached linearly (default: --refine-lr throughout)")
+    parser.add_argument("--refine-max-labels", type=int, default=None, metavar="N",
+                        help="refine: stop once the run has N labels of its own (with --minutes, whichever comes first)")
     parser.add_argument("--candidates", type=int, default=r.candidates, help="refine: results per decision searched deeper")
     parser.add_argument("--keep-agreed", type=float, default=r.keep_agreed,
                         help="refine: chance of labelling a decision the deeper search agrees with")
@@ -183,18 +185,18 @@ def run(args: argparse.Namespace) -> int:
         if args.backend == "ray":
             raise CliError("--backend ray trains the td stage; fit runs on this machine")
         return _fit(args)
-    if args.games is None and args.minutes is None:
-        raise CliError("give --games or --minutes (or both)")
-    if (args.games is not None and args.games <= 0) or (args.minutes is not None and args.minutes <= 0):
-        raise CliError("--games and --minutes must be positive")
     if args.workers < 1 or args.parallel_games < 1 or args.batch_size < 1 or args.hidden < 1:
         raise CliError("--workers, --parallel-games, --batch-size and --hidden must be at least 1")
-    if not 0.0 <= args.lam <= 1.0:
-        raise CliError("--lam must be between 0 and 1")
     if args.stage == "refine":
         if args.backend == "ray":
             raise CliError("--backend ray trains the td stage; refine runs on this machine")
         return _refine(args)
+    if args.games is None and args.minutes is None:
+        raise CliError("give --games or --minutes (or both)")
+    if (args.games is not None and args.games <= 0) or (args.minutes is not None and args.minutes <= 0):
+        raise CliError("--games and --minutes must be positive")
+    if not 0.0 <= args.lam <= 1.0:
+        raise CliError("--lam must be between 0 and 1")
     cfg = TrainConfig(
         hidden=args.hidden, lam=args.lam, lr=args.lr, lr_final=args.lr_final, lr_decay_games=args.lr_decay_games,
         batch_size=args.batch_size, parallel_games=args.parallel_games, workers=args.workers,
@@ -232,8 +234,11 @@ def _convert(v1: Path, out: Path, cfg, resume: Path | None) -> Path:
 def _refine(args: argparse.Namespace) -> int:
     from training.refine import refine
 
-    if args.resume is None or args.minutes is None:
-        raise CliError("--stage refine needs --resume CHECKPOINT.pt and --minutes")
+    if args.resume is None or (args.minutes is None and args.refine_max_labels is None):
+        raise CliError("--stage refine needs --resume CHECKPOINT.pt and --minutes or --refine-max-labels")
+    if (args.minutes is not None and not args.minutes > 0) or (args.refine_max_labels is not None
+                                                               and args.refine_max_labels < 1):
+        raise CliError("--minutes must be positive and --refine-max-labels at least 1")
     if args.candidates < 2 or not 0.0 <= args.keep_agreed <= 1.0 or args.buffer < args.batch_size:
         raise CliError("--candidates must be at least 2, --keep-agreed between 0 and 1, --buffer at least --batch-size")
     if not args.reuse > 0:
@@ -288,8 +293,11 @@ def _refine(args: argparse.Namespace) -> int:
                        replay=tuple(str(p) for p in args.refine_replay or ()))
     logging.getLogger().setLevel(logging.INFO)
     t0 = time.monotonic()
-    refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress)
-    print(f"refined for {(time.monotonic() - t0) / 60:.1f} of {args.minutes:g} min; checkpoint {args.out / 'latest.pt'}")
+    st = refine(cfg, args.resume, args.out, args.minutes, progress=not args.no_progress, max_labels=args.refine_max_labels)
+    limit = " or ".join(([f"{args.minutes:g} min"] if args.minutes is not None else [])
+                        + ([f"{args.refine_max_labels:,} labels"] if args.refine_max_labels is not None else []))
+    print(f"refined for {(time.monotonic() - t0) / 60:.1f} min, {st.stages[-1]['labelled_here']:,} labels "
+          f"(limit {limit}); checkpoint {args.out / 'latest.pt'}")
     return 0
 
 

@@ -77,11 +77,19 @@ def _returns_texts(rc: dict) -> tuple[str, str]:
             "value of it (λ = 1: the result minus the luck of every roll to the end)")
 
 
-def _refine_lr(rc: dict) -> str:
-    """A refine stage's learning rate: constant, or its linear fall over the run."""
+def _refine_lr(rc: dict, st: dict) -> str:
+    """A refine stage's learning rate: constant, or its linear fall over the run (in time,
+    or in labels when the run stopped at a number of them: ``--refine-max-labels``)."""
     if rc.get("lr_end") is None:
         return f"{rc.get('lr')}"
-    return f"{rc.get('lr')} → {rc.get('lr_end')} (linear in time)"
+    limits = st.get("limits") or {}
+    if limits.get("labels") is None:
+        over = "time"
+    elif limits.get("minutes") is None:
+        over = f"labels, to {int(limits['labels']):,}"
+    else:
+        over = f"time or labels, to {limits['minutes']:g} min or {int(limits['labels']):,} labels, whichever is further along"
+    return f"{rc.get('lr')} → {rc.get('lr_end')} (linear in {over})"
 
 
 def _replay_text(rc: dict, st: dict) -> str:
@@ -96,7 +104,7 @@ def _supervised_text(rc: dict, st: dict) -> str:
     """How a returns or rollouts stage fitted its labels, and when and where it started."""
     only = (", only the weights of the inputs each net's encoding adds to the one it extends learning (the nets are "
             "unchanged wherever those inputs are 0)" if rc.get("new_inputs_only") else "")
-    return (f"Adam lr {_refine_lr(rc)}{only}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} "
+    return (f"Adam lr {_refine_lr(rc, st)}{only}, {rc.get('reuse')} steps of {rc.get('batch_size')} per {rc.get('batch_size')} "
             f"new labels{_replay_text(rc, st)}, bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at "
             f"commit {str(st.get('commit'))[:10]}")
 
@@ -199,7 +207,7 @@ def _stage_what(st: dict) -> str:
         of = f" of the {' and '.join(nets)} nets" if nets else ""
         what = (f"refinement (`tabla train --stage refine`){of}: supervised on Tabla's own 2-ply play values of "
                 f"{int(st.get('labelled_here', 0)):,} positions from {int(st.get('decisions', 0)):,} self-play decisions "
-                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision{_rank_text(rc)}, Adam lr {_refine_lr(rc)}"
+                f"({int(st.get('disputed', 0)):,} disputed){_restart_text(rc, st)}, {rc.get('candidates')} candidates per decision{_rank_text(rc)}, Adam lr {_refine_lr(rc, st)}"
                 f"{_replay_text(rc, st)}, "
                 f"bear-off databases {'on' if st.get('bearoff') else 'off'}, started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "fit":

@@ -80,8 +80,9 @@ class RefineConfig(RunConfig):
     lr: float = 2e-4
     """Adam learning rate (at the start of the run)."""
     lr_end: float | None = None
-    """With a value, the learning rate falls linearly with the run's elapsed time from ``lr``
-    to ``lr_end`` at the end of its minutes (:func:`training.refine.scheduled_lr`); None: ``lr`` throughout."""
+    """With a value, the learning rate falls linearly with the run's elapsed time (or its
+    labels, when it stops at a number of them) from ``lr`` to ``lr_end`` at the end of the
+    run (:func:`training.refine.scheduled_lr`); None: ``lr`` throughout."""
     batch_size: int = 512
     """Positions per gradient step."""
     parallel_games: int = 256

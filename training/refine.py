@@ -145,8 +145,8 @@ def make_generator(cfg: RefineConfig, rng: np.random.Generator) -> "Generator | 
 
 
 def scheduled_lr(cfg: RefineConfig, elapsed: float, total: float) -> float:
-    """The learning rate after ``elapsed`` of ``total`` seconds: ``cfg.lr`` falling linearly
-    to ``cfg.lr_end`` (constant when ``lr_end`` is None)."""
+    """The learning rate after ``elapsed`` of ``total`` (seconds, labels, or any share of
+    the run): ``cfg.lr`` falling linearly to ``cfg.lr_end`` (constant when ``lr_end`` is None)."""
     if cfg.lr_end is None or total <= 0:
         return cfg.lr
     f = min(1.0, max(0.0, elapsed / total))
@@ -189,9 +189,16 @@ def _generate(wid: int, nets: TorchNets, cfg: RefineConfig, seed: int, out_q, st
                    gen.pool.restarts - r0, gen.deeper - p0))
 
 
-def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progress: bool = True) -> TrainState:
-    """Refine the nets of checkpoint ``resume`` for ``minutes``; checkpoints in ``out_dir``."""
+def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float | None, progress: bool = True,
+           max_labels: int | None = None) -> TrainState:
+    """Refine the nets of checkpoint ``resume`` for ``minutes``, or until the run has
+    ``max_labels`` labels of its own, whichever comes first (at least one of them given);
+    checkpoints in ``out_dir``. The learning-rate schedule follows whichever limit is
+    further along."""
     import queue
+
+    if minutes is None and max_labels is None:
+        raise ValueError("refine needs minutes or max_labels")
 
     import torch
     import torch.multiprocessing as mp
@@ -214,7 +221,8 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
     labelled0 = int(ck.get("labelled", 0))
     stage = {"stage": "refine", "games": state.games, "labelled": labelled0, "bearoff": bearoff is not None,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "commit": git_commit(), "refine_config": cfg.to_dict(),
-             "labelled_here": 0, "decisions": 0, "disputed": 0, "explored": 0, "restarts": 0, "deeper": 0}
+             "labelled_here": 0, "decisions": 0, "disputed": 0, "explored": 0, "restarts": 0, "deeper": 0,
+             "limits": {"minutes": minutes, "labels": max_labels}}
     state.stages.append(stage)
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
@@ -238,6 +246,13 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
         return buf.count - replayed
 
     stage["replayed"] = replayed
+
+    def done_share() -> float:
+        """How far the run is towards its nearer limit (1 = done)."""
+        shares = [(time.time() - t0) / (minutes * 60)] if minutes is not None else []
+        if max_labels is not None:
+            shares.append(own() / max_labels)
+        return max(shares)
     stored = [replayed]  # the buffer count up to which labels are in the store
     ctx = mp.get_context("fork")
     out_q = ctx.Queue(maxsize=64)
@@ -289,7 +304,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
 
     previous_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        while time.time() - t0 < minutes * 60:
+        while done_share() < 1.0:
             try:
                 b, t, g, dec, dis, exp, rst, dpr = out_q.get(timeout=1.0)
                 buf.add(b, t, g)
@@ -308,7 +323,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                 owed -= 1
                 # with whole decisions (span > 0), about batch_size labels from batch_size / (span + 1) draws
                 bb, tt, gg = buf.sample(rng, max(1, cfg.batch_size // (span + 1)), span)
-                lr = scheduled_lr(cfg, time.time() - t0, minutes * 60)
+                lr = scheduled_lr(cfg, done_share(), 1.0)
                 for name, (loss, rows) in nets.train_step(bb, tt, opts, lr, gg, cfg.rank_weight).items():
                     losses.setdefault(name, []).append(loss)
             now = time.time()
@@ -322,7 +337,7 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float, progr
                     writer.add_scalar("refine/disputed_share", share, step)
                 writer.add_scalar("refine/explored_share", explored, step)
                 writer.add_scalar("refine/labelled_per_s", own() / (now - t0), step)
-                writer.add_scalar("refine/lr", scheduled_lr(cfg, now - t0, minutes * 60), step)
+                writer.add_scalar("refine/lr", scheduled_lr(cfg, done_share(), 1.0), step)
                 kind = f"{100 * share:.1f}% disputed, " if grouped else ""
                 log.info("refine: %d labelled, %d decisions (%s%.1f%% explored), loss %s", own(), stage["decisions"],
                          kind, 100 * explored, {k: round(float(np.mean(v)), 5) for k, v in losses.items()})

@@ -79,36 +79,50 @@ def test_deeper_labels_equal_the_searchs_one_ply_position_value():
     assert np.allclose(got, want, atol=1e-5)
 
 
-def _train_then_refine(tmp_path, refine_flags: list[str], parallel_games: int = 16, batch_size: int = 64,
-                       widen: list[str] | None = None):
-    """A tiny TD checkpoint (20 games, 8 hidden units), then ``tabla train --stage refine``
-    from it for 0.3 minutes with ``refine_flags`` (after ``python -m scripts.widen`` with
-    ``widen``, if given); the refined checkpoint."""
-    base = [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", str(parallel_games),
+def _train_args(parallel_games: int = 16, batch_size: int = 64) -> list[str]:
+    """``tabla train`` with one worker, small batches and no strength checks."""
+    return [sys.executable, "-m", "scripts.tabla", "train", "--workers", "1", "--parallel-games", str(parallel_games),
             "--batch-size", str(batch_size), "--eval-minutes", "0", "--no-progress", "--hidden", "8"]
-    r = subprocess.run(base + ["--out", str(tmp_path / "td"), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
+
+
+@pytest.fixture(scope="module")
+def td_checkpoint(tmp_path_factory):
+    """A tiny TD checkpoint (20 games, 8 hidden units) that the refine tests start from."""
+    out = tmp_path_factory.mktemp("td")
+    r = subprocess.run(_train_args() + ["--out", str(out), "--games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
-    start = tmp_path / "td" / "latest.pt"
+    return out / "latest.pt"
+
+
+def _refine(tmp_path, start, refine_flags: list[str], labels: int, parallel_games: int = 16, batch_size: int = 64,
+            widen: list[str] | None = None):
+    """``tabla train --stage refine`` from checkpoint ``start`` until it has ``labels`` labels
+    of its own, with ``refine_flags`` (after ``python -m scripts.widen`` with ``widen``, if
+    given); the refined checkpoint."""
     if widen:
         r = subprocess.run([sys.executable, "-m", "scripts.widen", "--checkpoint", str(start), "--out", str(tmp_path / "w.pt"),
                             *widen], capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert r.returncode == 0, r.stderr
         start = tmp_path / "w.pt"
-    r = subprocess.run(base + ["--stage", "refine", "--resume", str(start), "--out", str(tmp_path / "rf"),
-                               "--minutes", "0.3", "--buffer", "5000", *refine_flags], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    r = subprocess.run(_train_args(parallel_games, batch_size) + [
+        "--stage", "refine", "--resume", str(start), "--out", str(tmp_path / "rf"), "--refine-max-labels", str(labels),
+        "--buffer", "5000", *refine_flags], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
+    assert f"labels (limit {labels:,} labels)" in r.stdout
     return load_checkpoint(tmp_path / "rf" / "latest.pt")
 
 
-def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path):
-    ck = _train_then_refine(tmp_path, [])
-    assert ck["stages"][-1]["stage"] == "refine" and ck["labelled"] > 0 and ck["stages"][-1]["decisions"] > 0
-    before = load_checkpoint(tmp_path / "td" / "latest.pt")
+def test_refine_stage_trains_from_a_checkpoint_and_records_itself(tmp_path, td_checkpoint):
+    ck = _refine(tmp_path, td_checkpoint, [], labels=128)
+    st = ck["stages"][-1]
+    assert st["stage"] == "refine" and ck["labelled"] >= 128 and st["labelled_here"] == ck["labelled"] and st["decisions"] > 0
+    assert st["limits"] == {"minutes": None, "labels": 128}
+    before = load_checkpoint(td_checkpoint)
     assert not torch.equal(before["nets"]["contact"]["weights"]["fc1.weight"], ck["nets"]["contact"]["weights"]["fc1.weight"])
 
 
-def test_refine_on_search_labels_with_the_within_decision_term_says_so_on_the_card(tmp_path):
-    ck = _train_then_refine(tmp_path, ["--refine-rank-weight", "1.5", "--candidates", "3"])
+def test_refine_on_search_labels_with_the_within_decision_term_says_so_on_the_card(tmp_path, td_checkpoint):
+    ck = _refine(tmp_path, td_checkpoint, ["--refine-rank-weight", "1.5", "--candidates", "3"], labels=128)
     st = ck["stages"][-1]
     assert st["refine_config"]["labels"] == "search" and st["refine_config"]["rank_weight"] == 1.5 and ck["labelled"] > 0
     from scripts.ship_model import _stage_row
@@ -118,14 +132,14 @@ def test_refine_on_search_labels_with_the_within_decision_term_says_so_on_the_ca
     assert "3 candidates per decision, plus 1.5 × the squared error of each result's equity less its decision's mean error" in row
 
 
-def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
-    ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
+def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path, td_checkpoint):
+    ck = _refine(tmp_path, td_checkpoint, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
                                        "--refine-lr", "1e-3", "--refine-lr-end", "1e-4", "--refine-explore", "0.2",
                                        "--refine-lambda", "0.7", "--refine-restart-class", "crashed", "--refine-restart", "0.5",
                                        "--refine-policy-ply", "2", "--refine-policy-classes", "contact", "crashed"],
-                            parallel_games=8, batch_size=16)  # 2-ply games end slowly: train from the first labels
-    assert ck["stages"][-1]["refine_config"]["labels"] == "returns" and ck["labelled"] > 0
-    before = load_checkpoint(tmp_path / "td" / "latest.pt")
+                 labels=16, parallel_games=8, batch_size=16)  # 2-ply games end slowly: train from the first labels
+    assert ck["stages"][-1]["refine_config"]["labels"] == "returns" and ck["labelled"] >= 16
+    before = load_checkpoint(td_checkpoint)
     w = "fc1.weight"
     assert not torch.equal(before["nets"]["contact"]["weights"][w], ck["nets"]["contact"]["weights"][w])
     for name in ("crashed", "race"):
@@ -135,7 +149,7 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     row = _stage_row(ck["stages"][-1])
     assert "--refine-labels returns" in row and "of the contact nets" in row and "luck-adjusted λ-returns, λ = 0.7," in row and "1-ply value plus λ times" in row
     assert ck["stages"][-1]["refine_config"]["lam"] == 0.7
-    assert "0.001 → 0.0001 (linear in time)" in row and "at 20% of plies one of the 2nd to 4th best results, " in row
+    assert "0.001 → 0.0001 (linear in labels, to 16)" in row and "at 20% of plies one of the 2nd to 4th best results, " in row
     assert ck["stages"][-1]["explored"] > 0
     assert "restarted with chance 0.5 from one of the last 20,000 crashed positions reached from the opening" in row
     assert ck["stages"][-1]["refine_config"]["restart_class"] == "crashed" and ck["stages"][-1]["restarts"] >= 0
@@ -144,16 +158,16 @@ def test_refine_on_luck_adjusted_returns_teaches_only_the_chosen_nets(tmp_path):
     assert list(ck["stages"][-1]["refine_config"]["policy_classes"]) == ["contact", "crashed"]
 
 
-def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_card(tmp_path):
-    ck = _train_then_refine(tmp_path, ["--refine-labels", "rollouts", "--refine-nets", "contact", "--reuse", "4",
+def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_card(tmp_path, td_checkpoint):
+    ck = _refine(tmp_path, td_checkpoint, ["--refine-labels", "rollouts", "--refine-nets", "contact", "--reuse", "4",
                                        "--candidates", "2", "--refine-rollout-others", "1", "--refine-rollout-trials", "2",
                                        "--refine-rollout-truncate", "4", "--refine-rollout-follow",
-                                       "--refine-rank-weight", "2"], parallel_games=4, batch_size=16)
+                                       "--refine-rank-weight", "2"], labels=16, parallel_games=4, batch_size=16)
     from scripts.ship_model import _stage_row
 
     st = ck["stages"][-1]
-    assert st["refine_config"]["labels"] == "rollouts" and ck["labelled"] > 0 and st["decisions"] > 0
-    before = load_checkpoint(tmp_path / "td" / "latest.pt")
+    assert st["refine_config"]["labels"] == "rollouts" and ck["labelled"] >= 16 and st["decisions"] > 0
+    before = load_checkpoint(td_checkpoint)
     w = "fc1.weight"
     assert not torch.equal(before["nets"]["contact"]["weights"][w], ck["nets"]["contact"]["weights"][w])
     for name in ("crashed", "race"):
@@ -165,16 +179,16 @@ def test_refine_on_rollout_labels_teaches_the_chosen_net_and_says_how_on_the_car
     assert "the nets' 2 best results and 1 more at random per decision, each rolled out with 2 variance-reduced 1-ply trials cut after 4 half-moves" in row
 
 
-def test_refine_stores_its_labels_and_a_later_run_replays_them(tmp_path):
+def test_refine_stores_its_labels_and_a_later_run_replays_them(tmp_path, td_checkpoint):
     store = tmp_path / "store"
-    ck = _train_then_refine(tmp_path, ["--refine-nets", "contact", "--refine-store", str(store)])
+    ck = _refine(tmp_path, td_checkpoint, ["--refine-nets", "contact", "--refine-store", str(store)], labels=128)
     from training.label_store import label_files, replay_labels
 
     files = label_files([str(store)])
     boards, targets, _ = replay_labels([str(store)])
     assert files and len(boards) == ck["labelled"]  # every label of the run, once
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "rf" / "latest.pt"),
-                        "--out", str(tmp_path / "rf2"), "--minutes", "0.1", "--workers", "1", "--parallel-games", "4",
+                        "--out", str(tmp_path / "rf2"), "--refine-max-labels", "16", "--workers", "1", "--parallel-games", "4",
                         "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--refine-nets", "contact",
                         "--refine-replay", str(store)], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
@@ -192,10 +206,10 @@ def test_refine_stores_its_labels_and_a_later_run_replays_them(tmp_path):
     assert not (tmp_path / "rf3").exists()  # refused before the run wrote anything
 
 
-def test_refine_of_new_inputs_only_keeps_every_other_weight(tmp_path):
-    ck = _train_then_refine(tmp_path, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
-                                       "--refine-lr", "1e-2", "--refine-new-inputs-only"],
-                            widen=["--net", "contact", "--encoding", "tabla-contact-v3"])
+def test_refine_of_new_inputs_only_keeps_every_other_weight(tmp_path, td_checkpoint):
+    ck = _refine(tmp_path, td_checkpoint, ["--refine-labels", "returns", "--refine-nets", "contact", "--reuse", "2",
+                                           "--refine-lr", "1e-2", "--refine-new-inputs-only"],
+                 labels=64, widen=["--net", "contact", "--encoding", "tabla-contact-v3"])
     st = ck["stages"][-1]
     assert st["refine_config"]["new_inputs_only"] and ck["labelled"] > 0
     before = load_checkpoint(tmp_path / "w.pt")["nets"]["contact"]["weights"]
@@ -223,17 +237,22 @@ def test_refine_of_new_inputs_only_refuses_a_net_without_new_inputs(tmp_path):
                                    ["--refine-rank-weight", "-1"], ["--refine-rank-weight", "0.5", "--refine-labels", "returns"],
                                    ["--refine-rollout-follow"], ["--refine-rollout-close", "0.05"],
                                    ["--refine-rollout-close", "-0.1", "--refine-labels", "rollouts"],
-                                   ["--refine-rollout-clear-share", "1.5", "--refine-labels", "rollouts"]])
+                                   ["--refine-rollout-clear-share", "1.5", "--refine-labels", "rollouts"],
+                                   ["--refine-max-labels", "0"]])
 def test_refine_rejects_a_learning_rate_exploration_or_lambda_out_of_range(tmp_path, flags):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "x.pt"),
                         "--out", str(tmp_path / "rf"), "--minutes", "1", *flags], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and flags[0] in r.stderr
 
 
-def test_refine_needs_a_checkpoint_and_minutes(tmp_path):
+def test_refine_needs_a_checkpoint_and_a_limit_in_minutes_or_labels(tmp_path):
     r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--out", str(tmp_path), "--minutes", "1"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--resume" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--out", str(tmp_path / "rf"),
+                        "--resume", "models/tabla.pt"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "--minutes or --refine-max-labels" in r.stderr
+    assert not (tmp_path / "rf").exists()
 
 
 def test_money_cube_decisions_in_short_bearoffs_use_the_exact_two_sided_values():

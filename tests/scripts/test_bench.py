@@ -61,7 +61,7 @@ def test_bench_accuracy_grades_every_player_with_a_non_negative_loss():
 def test_bench_selfplay_trains_and_counts_games():
     pytest.importorskip("torch")
     # few games at once, so that some finish within the time even on a loaded machine
-    fig = bench_json("selfplay", "--seconds", "20", "--workers", "1", "--parallel-games", "8")
+    fig = bench_json("selfplay", "--seconds", "4", "--workers", "1", "--parallel-games", "8")
     assert fig["games"] > 0 and fig["workers"] == 1
     assert fig["games_per_s"] == pytest.approx(fig["games"] / fig["seconds"], rel=1e-6)
 
