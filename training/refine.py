@@ -246,13 +246,6 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float | None
         return buf.count - replayed
 
     stage["replayed"] = replayed
-
-    def done_share() -> float:
-        """How far the run is towards its nearer limit (1 = done)."""
-        shares = [(time.time() - t0) / (minutes * 60)] if minutes is not None else []
-        if max_labels is not None:
-            shares.append(own() / max_labels)
-        return max(shares)
     stored = [replayed]  # the buffer count up to which labels are in the store
     ctx = mp.get_context("fork")
     out_q = ctx.Queue(maxsize=64)
@@ -263,6 +256,14 @@ def refine(cfg: RefineConfig, resume: Path, out_dir: Path, minutes: float | None
     writer = SummaryWriter(log_dir=str(out_dir / "tb"))
     t0 = time.time()
     wall0 = state.wall_seconds
+
+    def done_share() -> float:
+        """How far the run is towards its nearer limit (1 = done)."""
+        shares = [(time.time() - t0) / (minutes * 60)] if minutes is not None else []
+        if max_labels is not None:
+            shares.append(own() / max_labels)
+        return max(shares)
+
     last_ckpt = last_eval = last_log = t0
     losses: dict[str, list[float]] = {}
     owed = 0.0  # gradient steps earned by new labels and not yet taken

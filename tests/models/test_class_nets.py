@@ -187,10 +187,10 @@ def test_refine_stores_its_labels_and_a_later_run_replays_them(tmp_path, td_chec
     files = label_files([str(store)])
     boards, targets, _ = replay_labels([str(store)])
     assert files and len(boards) == ck["labelled"]  # every label of the run, once
-    r = subprocess.run([sys.executable, "-m", "scripts.tabla", "train", "--stage", "refine", "--resume", str(tmp_path / "rf" / "latest.pt"),
-                        "--out", str(tmp_path / "rf2"), "--refine-max-labels", "16", "--workers", "1", "--parallel-games", "4",
-                        "--batch-size", "64", "--eval-minutes", "0", "--no-progress", "--refine-nets", "contact",
-                        "--refine-replay", str(store)], capture_output=True, text=True, cwd=ROOT, timeout=240)
+    r = subprocess.run(_train_args(parallel_games=4) + [
+        "--stage", "refine", "--resume", str(tmp_path / "rf" / "latest.pt"), "--out", str(tmp_path / "rf2"),
+        "--refine-max-labels", "16", "--refine-nets", "contact", "--refine-replay", str(store)],
+        capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert r.returncode == 0, r.stderr
     st = load_checkpoint(tmp_path / "rf2" / "latest.pt")["stages"][-1]
     assert st["replayed"] == len(boards) and st["labelled_here"] >= 0
