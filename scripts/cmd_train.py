@@ -151,7 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fit-replies", action="store_true",
                         help="fit: then label the position after one best reply to each training label by the fitted "
                              "nets' 1-ply value and fit again from the start on both (the reply labels are written "
-                             "to OUT/replies)")
+                             "to OUT/replies); the fit of least held-out regret is kept")
     parser.add_argument("--fit-holdout", type=float, default=fc.holdout,
                         help="fit: share of the decisions kept aside to measure the fit (the epoch of least held-out "
                              "regret is kept)")

@@ -155,6 +155,14 @@ def _rank_text(rc: dict) -> str:
     return f", plus {rc['rank_weight']} × the squared error of each result's equity less its decision's mean error"
 
 
+def _second_pass_text(st: dict) -> str:
+    """How the fit stage chose between its two passes (stages before the choice kept the second)."""
+    if st.get("kept_pass") != "first":
+        return ""
+    return (f"; that second fit's best held-out regret, {st.get('second_pass', {}).get('regret', 0):.2f}, was higher, "
+            f"so the first fit's nets are kept and the figures below are the first fit's")
+
+
 def _stage_row(st: dict, what: str | None = None) -> str:
     """One line of the card's stage table from a trainer's stage record (``what``: the text
     of its second column, by default :func:`_stage_what`)."""
@@ -216,8 +224,8 @@ def _stage_what(st: dict) -> str:
         replies = int(st.get("reply_labels", 0))
         reply_text = (f" and {replies:,} reply labels (`--fit-replies`: the position after the best reply to each, "
                       f"valued at 1 ply by the nets of a first fit, whose held-out regret was "
-                      f"{st.get('first_pass', {}).get('regret', 0):.2f}; then fitted again from the start)"
-                      if "reply_labels" in st else "")
+                      f"{st.get('first_pass', {}).get('regret', 0):.2f}; then fitted again from the start"
+                      f"{_second_pass_text(st)})" if "reply_labels" in st else "")
         what = (f"fit (`tabla train --stage fit`) of the {' and '.join(fc.get('nets', []))} nets to "
                 f"{int(st.get('train_labels', 0)) - replies:,} stored labels of refine runs ({len(st.get('label_files', []))} label "
                 f"files of `--refine-store`){reply_text}, {int(st.get('heldout_labels', 0)):,} more of other decisions held out; "

@@ -288,7 +288,8 @@ class FitConfig(RunConfig):
     replies: bool = False
     """After the fit, label the position after one best reply to each training label by
     the fitted nets' 1-ply value (:mod:`training.reply_labels`), and fit again from the
-    start on both: the other side on roll learns what the first fit taught."""
+    start on both: the other side on roll learns what the first fit taught. Of the two
+    fits the one of least held-out regret is kept."""
 
     def __post_init__(self) -> None:
         if not self.labels:

@@ -12,7 +12,8 @@ least regret is kept, so a fit that only overfits leaves the nets as they were.
 
 With ``replies`` the fitted nets then label the position after one best reply to each
 training label (:mod:`training.reply_labels`: the other side on roll, which a 2-ply search
-values at its leaves), and the nets are fitted again from the start on both kinds.
+values at its leaves), and the nets are fitted again from the start on both kinds; of the
+two passes the one of least held-out regret is kept (the stage records which).
 
 Labels are Tabla's own (its search or rollouts when they were made), never another engine's.
 """
@@ -182,15 +183,25 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
         groups = np.concatenate([groups, groups.max() + 1 + np.arange(len(pos))])
         boards, targets = np.concatenate([boards, pos]), np.concatenate([targets, tgt])
         nets.load_state(start_state)
+        first_epochs, first_best, first_state = epochs, best_epoch, best_state
         epochs, best_epoch, best_state = fit_pass(nets, cfg, boards, targets, groups, train, hold, rng, writer,
                                                   "fit_replies")
+        if first_epochs[first_best]["regret"] < epochs[best_epoch]["regret"]:  # the replies did not help: keep the first
+            log.info("fit: the first pass's nets (held-out regret %.3f) beat the second's (%.3f); keeping them",
+                     first_epochs[first_best]["regret"], epochs[best_epoch]["regret"])
+            extra["kept_pass"] = "first"
+            extra["second_pass"] = {"best_epoch": best_epoch, "regret": epochs[best_epoch]["regret"]}
+            epochs, best_epoch, best_state = first_epochs, first_best, first_state
+        else:
+            extra["kept_pass"] = "second"
     writer.close()
     nets.load_state(best_state)
+    trained = int(len(train)) - (int(extra["reply_labels"]) if extra.get("kept_pass") == "first" else 0)
     stage = {"stage": "fit", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
              "fit_config": cfg.to_dict(), "label_files": [f.name for f in files], "labels": int(len(boards)),
              "decisions": decisions, "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
              "epochs": epochs, "best_epoch": best_epoch, **extra,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": commit}
     save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed,
-                       labelled=int(ck.get("labelled", 0)) + (int(len(train)) if best_epoch else 0))
+                       labelled=int(ck.get("labelled", 0)) + (trained if best_epoch else 0))
     return stage

@@ -191,6 +191,48 @@ def test_fit_with_replies_fits_again_from_the_start_on_the_stored_and_the_reply_
     assert f"{st['reply_labels']:,} reply labels" in _stage_row(st)
 
 
+@pytest.mark.parametrize("second_regret_shift, kept", [(+1.0, "first"), (-1.0, "second")])
+def test_fit_with_replies_keeps_the_pass_of_least_held_out_regret(tmp_path, monkeypatch, second_regret_shift, kept):
+    import training.fit_stage as fit_stage
+
+    real = fit_stage.fit_pass
+    seen = {}
+
+    def shifted(*args, **kwargs):  # each pass keeps its last epoch; the second's regret made worse (or better)
+        epochs, _, _ = real(*args, **kwargs)
+        seen[args[-1]] = state = args[0].state()
+        if args[-1] == "fit":
+            seen["regret"] = epochs[-1]["regret"]
+        else:
+            epochs = [{**e, "regret": seen["regret"] + second_regret_shift} for e in epochs]
+        return epochs, len(epochs) - 1, state
+
+    monkeypatch.setattr(fit_stage, "fit_pass", shifted)
+    store = tmp_path / "store"
+    _store_two_ply_labels(store, plies=12)
+    out = tmp_path / "fit"
+    args = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(store), "--out", str(out),
+            "--fit-epochs", "2", "--fit-lr", "1e-3", "--fit-lr-final", "3e-4", "--fit-holdout", "0.3",
+            "--batch-size", "64", "--eval-games", "0", "--seed", "5", "--fit-replies"]
+    assert main(args) == 0
+    ck = load_checkpoint(out / "latest.pt")
+    st = ck["stages"][-1]
+    assert st["kept_pass"] == kept
+    # the checkpoint holds the kept pass's nets, and the two passes' nets differ
+    kept_weights = seen["fit" if kept == "first" else "fit_replies"]["contact"]["weights"]
+    other_weights = seen["fit_replies" if kept == "first" else "fit"]["contact"]["weights"]
+    saved = ck["nets"]["contact"]["weights"]
+    assert all(np.array_equal(saved[k].numpy(), kept_weights[k].numpy()) for k in kept_weights)
+    assert not all(np.array_equal(saved[k].numpy(), other_weights[k].numpy()) for k in other_weights)
+    from scripts.ship_model import _stage_row
+
+    row = _stage_row(st)
+    assert ("so the first fit's nets are kept" in row) == (kept == "first")
+    if kept == "first":
+        assert st["epochs"][st["best_epoch"]]["regret"] == pytest.approx(seen["regret"])
+        assert st["second_pass"]["regret"] == pytest.approx(seen["regret"] + 1.0)
+
+
 def test_fit_stage_records_the_commit_it_started_from_not_one_made_while_it_ran(tmp_path, monkeypatch):
     import training.fit_stage as fit_stage
 
