@@ -108,8 +108,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refine-nets", nargs="+", choices=("contact", "crashed", "race"), default=list(r.nets),
                         help="refine: the nets that learn (positions of other classes are not labelled)")
     parser.add_argument("--refine-explore", type=float, default=r.explore,
-                        help="refine, returns labels: chance per ply of playing the 2nd to --candidates-th best result "
-                             "instead of the best (default 0)")
+                        help="refine, returns and rollouts labels: chance per ply of playing the 2nd to --candidates-th best "
+                             "result instead of the best (default 0)")
     parser.add_argument("--refine-lambda", type=float, default=r.lam,
                         help="refine, returns labels: λ of the λ-return (1: the luck-adjusted return to the end; "
                              "0: the 1-ply value; see training/returns.py)")

@@ -40,7 +40,7 @@ def _nets_text(nets: dict) -> str:
 
 
 def _explore_text(rc: dict, st: dict) -> str:
-    """How often returns self-play played another of the best few results."""
+    """How often the self-play (returns or rollouts labels) played another of the best few results."""
     e = rc.get("explore") or 0
     if not e:
         return ""
@@ -204,7 +204,7 @@ def _stage_what(st: dict) -> str:
                   if rc.get("rollout_follow") else "greedy 1-ply self-play")
         what = (f"refinement (`tabla train --stage refine --refine-labels rollouts`) of the {' and '.join(rc.get('nets', []))} "
                 f"nets: supervised on Tabla's own rollouts of {int(st.get('labelled_here', 0)):,} results of "
-                f"{int(st.get('decisions', 0)):,} decisions of {policy} ({int(st.get('disputed', 0)):,} disputed: "
+                f"{int(st.get('decisions', 0)):,} decisions of {policy}{_explore_text(rc, st)} ({int(st.get('disputed', 0)):,} disputed: "
                 f"the best rolled-out result not the nets' best), the nets' {rc.get('candidates')} best results and "
                 f"{rc.get('rollout_others')} more at random per decision{_close_text(rc)}, each rolled out with {rc.get('rollout_trials')} "
                 f"variance-reduced 1-ply trials {cut} (`training/rollout_labels.py`){_restart_text(rc, st)}{_rank_text(rc)}, "

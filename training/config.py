@@ -111,10 +111,12 @@ class RefineConfig(RunConfig):
     nets: tuple[str, ...] = ("contact", "crashed", "race")
     """The nets that learn; labelled positions of other classes are dropped."""
     explore: float = 0.0
-    """``returns``: chance, at each ply, of playing one of the results ranked 2nd to
-    ``candidates``-th by the nets (uniformly) instead of the best, so that results the nets
-    under-rate are labelled too; the luck of that roll is then measured from the result
-    played, which keeps the earlier labels those of the nets' best play."""
+    """``returns`` and ``rollouts``: chance, at each ply, of playing one of the results
+    ranked 2nd to ``candidates``-th by the nets (uniformly) instead of the best. Returns:
+    results the nets under-rate are labelled too; the luck of that roll is then measured
+    from the result played, which keeps the earlier labels those of the nets' best play.
+    Rollouts: the games reach positions the nets' best play avoids (the labels, of the
+    results rolled out, are unchanged by it)."""
     policy_ply: int = 1
     """``returns``: the depth the self-play plays at: 1, the nets' best play; 2, the best by
     Tabla's 2-ply search of the ``candidates`` best results by the nets (the luck of the

@@ -17,7 +17,10 @@ value is that of the nets' own play from there, whatever the nets think of the r
 itself. The random others reach results the nets rank far down. A decision is *disputed*
 when the best rolled-out result is not the nets' best. With ``rollout_follow`` the game then
 plays the rolled-out best, so the games go where the rollouts' better play goes (positions
-greedy play never reaches, such as an anchor held instead of given up).
+greedy play never reaches, such as an anchor held instead of given up). With ``explore`` a
+game plays, at that share of its plies, one of the nets' 2nd to ``candidates``-th best
+results instead (uniformly), so the games reach positions the nets' own best play avoids;
+the labels are of the results rolled out, not of where the game goes, so none changes.
 
 The results of one decision are labelled together, and :meth:`RolloutLabelGenerator.step_grouped`
 numbers them so the trainer can fit their differences (``rank_weight``), which decide plays.
@@ -68,7 +71,7 @@ class RolloutLabelGenerator(OnePlyGames):
         self.classes = [c for c, name in NET_FOR_CLASS.items() if name in cfg.nets]
         self.decisions = 0  # decisions rolled out
         self.disputed = 0  # of those, where the best rolled-out result is not the nets' best
-        self.explored = 0  # greedy play: never
+        self.explored = 0  # plies that played another result than the nets' best (``cfg.explore``)
         self.deeper = 0  # the returns generator's count of 2-ply plays
         self.clear = 0  # decisions found clear (``rollout_close``), rolled out or not
 
@@ -136,5 +139,12 @@ class RolloutLabelGenerator(OnePlyGames):
                     self.disputed += int(top != best)
                     if cfg.rollout_follow:
                         chosen[g] = top
+        if cfg.explore > 0:  # the labels are of results, not of the game's end: playing another changes none
+            for g in np.flatnonzero(rng.random(n) < cfg.explore):
+                a, b = offsets[g], offsets[g + 1]
+                if b - a < 2:
+                    continue
+                chosen[g] = choice.ranked(a, b)[rng.integers(1, min(cfg.candidates, b - a))]
+                self.explored += 1
         self.advance(choice, chosen)
         return out_b, out_t, groups

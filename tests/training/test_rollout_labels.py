@@ -127,3 +127,26 @@ def test_without_following_a_disputed_decision_plays_the_nets_best():
     boards, labels, groups, after = _first_disputed_step(follow=False)
     played = {b.tobytes() for b in after}
     assert not all(best in played for best in _best_per_decision(boards, labels, groups))
+
+
+def test_exploring_plays_one_of_the_nets_next_best_results_and_counts_it():
+    # two copies of one generator, one exploring with chance 1 among the 2 best, roll the same
+    # dice: every game with a choice plays the nets' second-best result in the explorer
+    import copy
+    import dataclasses
+
+    ev = load_evaluator("models/tabla.npz")
+    cfg = RefineConfig(labels="rollouts", nets=("contact",), parallel_games=16, candidates=2, rollout_share=0.0)
+    greedy = make_generator(cfg, np.random.default_rng(5))
+    for _ in range(6):  # past the openings, to positions with choices
+        greedy.step_grouped(ev.evaluate)
+    explorer = copy.deepcopy(greedy)
+    explorer.cfg = dataclasses.replace(cfg, explore=1.0)
+    greedy.step_grouped(ev.evaluate)
+    explorer.step_grouped(ev.evaluate)
+    differs = [not np.array_equal(a, b) for a, b in zip(greedy.boards, explorer.boards)]
+    assert explorer.explored == sum(differs) > 0 and greedy.explored == 0
+    # the opponent, on roll after the play, is better off where the explorer played
+    for g in np.flatnonzero(differs):
+        opp_x, opp_g = ev.evaluate(explorer.boards[g][None]), ev.evaluate(greedy.boards[g][None])
+        assert cubeless_equity(opp_x)[0] >= cubeless_equity(opp_g)[0] - 1e-6
