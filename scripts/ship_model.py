@@ -160,7 +160,7 @@ def _second_pass_text(st: dict) -> str:
     if st.get("kept_pass") != "first":
         return ""
     return (f"; that second fit's best held-out regret, {st.get('second_pass', {}).get('regret', 0):.2f}, was higher, "
-            f"so the first fit's nets are kept and the figures below are the first fit's")
+            f"so the first fit's nets are kept, and the held-out regret and epoch that follow are its")
 
 
 def _stage_row(st: dict, what: str | None = None) -> str:
