@@ -152,13 +152,11 @@ class ReturnGenerator:
         if cfg.policy_ply == 2:
             self._play_two_ply(evaluate, choice, offsets, segment, chosen, played)
         if cfg.explore > 0:
-            for g in np.flatnonzero(rng.random(n) < cfg.explore):
-                a, b = offsets[segment[g]], offsets[segment[g] + 1]
-                if b - a < 2:
-                    continue
-                chosen[g] = choice.ranked(a, b)[rng.integers(1, min(cfg.candidates, b - a))]
-                self.explored += 1
-                played[g] = flip_probs(np.asarray(choice.opp_probs[chosen[g]], np.float64))
+            picks = explore_picks(choice, offsets[segment], offsets[segment + 1], cfg, rng)
+            self.explored += len(picks)
+            for g, pick in picks.items():
+                chosen[g] = pick
+                played[g] = flip_probs(np.asarray(choice.opp_probs[pick], np.float64))
         out_b, out_t = [], []
         for g in range(n):
             self.history[g].append((self.boards[g].copy(), mean[g], played[g]))
@@ -220,6 +218,19 @@ class RestartPool:
         """A pooled position chosen uniformly, or None while the pool is empty."""
         held = min(self.added, len(self.boards))
         return self.boards[rng.integers(held)].copy() if held else None
+
+
+def explore_picks(choice: OnePlyChoice, starts: np.ndarray, ends: np.ndarray, cfg: RefineConfig,
+                  rng: np.random.Generator) -> dict[int, int]:
+    """The games that explore this ply (``cfg.explore``) and the result each plays instead of
+    the best: one of the results ``starts[g]:ends[g]`` ranked 2nd to ``cfg.candidates``-th by
+    the nets, uniformly. A game with one result does not explore."""
+    picks: dict[int, int] = {}
+    for g in np.flatnonzero(rng.random(len(starts)) < cfg.explore):
+        a, b = starts[g], ends[g]
+        if b - a >= 2:
+            picks[int(g)] = int(choice.ranked(a, b)[rng.integers(1, min(cfg.candidates, b - a))])
+    return picks
 
 
 class OnePlyGames:

@@ -39,7 +39,7 @@ from engine.rollout_trials import TrialLoop, TrialSpec
 from engine.values import cubeless_equity, mover_equity
 from models.multinet import NET_FOR_CLASS
 from training.config import RefineConfig
-from training.returns import OnePlyGames
+from training.returns import OnePlyGames, explore_picks
 
 
 class _Evaluate:
@@ -140,11 +140,8 @@ class RolloutLabelGenerator(OnePlyGames):
                     if cfg.rollout_follow:
                         chosen[g] = top
         if cfg.explore > 0:  # the labels are of results, not of the game's end: playing another changes none
-            for g in np.flatnonzero(rng.random(n) < cfg.explore):
-                a, b = offsets[g], offsets[g + 1]
-                if b - a < 2:
-                    continue
-                chosen[g] = choice.ranked(a, b)[rng.integers(1, min(cfg.candidates, b - a))]
-                self.explored += 1
+            picks = explore_picks(choice, offsets[:-1], offsets[1:], cfg, rng)
+            self.explored += len(picks)
+            chosen[list(picks)] = list(picks.values())
         self.advance(choice, chosen)
         return out_b, out_t, groups

@@ -166,9 +166,9 @@ def test_reply_labels_are_the_one_ply_values_of_distinct_positions_in_play():
     assert np.allclose(targets, ply1_probs(_pip_evaluate, pos))
 
 
-def test_fit_with_replies_fits_again_from_the_start_on_the_stored_and_the_reply_labels(tmp_path, capsys):
-    from training.refine import valued_by
-
+def _fit_with_replies(tmp_path):
+    """Store a few 2-ply labels and fit the shipped model's contact net to them with
+    ``--fit-replies`` (two epochs); the store and the output folder."""
     store = tmp_path / "store"
     _store_two_ply_labels(store, plies=12)
     out = tmp_path / "fit"
@@ -176,6 +176,13 @@ def test_fit_with_replies_fits_again_from_the_start_on_the_stored_and_the_reply_
             "--fit-epochs", "2", "--fit-lr", "1e-3", "--fit-lr-final", "3e-4", "--fit-holdout", "0.3",
             "--batch-size", "64", "--eval-games", "0", "--seed", "5", "--fit-replies"]
     assert main(args) == 0
+    return store, out
+
+
+def test_fit_with_replies_fits_again_from_the_start_on_the_stored_and_the_reply_labels(tmp_path, capsys):
+    from training.refine import valued_by
+
+    store, out = _fit_with_replies(tmp_path)
     assert "reply labels" in capsys.readouterr().out
     st = load_checkpoint(out / "latest.pt")["stages"][-1]
     stored, _, _ = replay_labels([str(store)])
@@ -208,13 +215,7 @@ def test_fit_with_replies_keeps_the_pass_of_least_held_out_regret(tmp_path, monk
         return epochs, len(epochs) - 1, state
 
     monkeypatch.setattr(fit_stage, "fit_pass", shifted)
-    store = tmp_path / "store"
-    _store_two_ply_labels(store, plies=12)
-    out = tmp_path / "fit"
-    args = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(store), "--out", str(out),
-            "--fit-epochs", "2", "--fit-lr", "1e-3", "--fit-lr-final", "3e-4", "--fit-holdout", "0.3",
-            "--batch-size", "64", "--eval-games", "0", "--seed", "5", "--fit-replies"]
-    assert main(args) == 0
+    _, out = _fit_with_replies(tmp_path)
     ck = load_checkpoint(out / "latest.pt")
     st = ck["stages"][-1]
     assert st["kept_pass"] == kept
