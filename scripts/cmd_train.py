@@ -349,9 +349,23 @@ def _fit(args: argparse.Namespace) -> int:
         st = fit_stage(cfg, args.resume, args.out)
     except (CheckpointError, LabelFileError) as exc:
         raise CliError(str(exc)) from None
-    e0, best = st["epochs"][0], st["epochs"][st["best_epoch"]]
-    print(f"fitted to {st['train_labels']} labels, {st['heldout_labels']} held out: held-out regret "
-          f"{e0['regret']:.2f} -> {best['regret']:.2f} (epoch {st['best_epoch']} of {cfg.epochs}"
-          + (f"; after {st['reply_labels']} reply labels" if cfg.replies else "") + "); "
-          f"checkpoint {args.out / 'latest.pt'}")
+    print(_fit_summary(st, cfg.epochs, args.out / "latest.pt"))
     return 0
+
+
+def _fit_summary(st: dict, epochs: int, path: Path) -> str:
+    """The fit stage's closing line: labels, held-out regret before and after, and with
+    reply labels which pass's nets were kept."""
+    e0, best = st["epochs"][0], st["epochs"][st["best_epoch"]]
+    trained = int(st["train_labels"])
+    if st.get("kept_pass") == "first":
+        trained -= int(st["reply_labels"])
+        passes = (f"; the first pass kept, the second with {st['reply_labels']} reply labels reached "
+                  f"{st['second_pass']['regret']:.2f}")
+    elif "reply_labels" in st:
+        passes = f"; after {st['reply_labels']} reply labels"
+    else:
+        passes = ""
+    return (f"fitted to {trained} labels, {st['heldout_labels']} held out: held-out regret "
+            f"{e0['regret']:.2f} -> {best['regret']:.2f} (epoch {st['best_epoch']} of {epochs}{passes}); "
+            f"checkpoint {path}")

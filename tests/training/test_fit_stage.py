@@ -229,6 +229,13 @@ def test_fit_with_replies_keeps_the_pass_of_least_held_out_regret(tmp_path, monk
 
     row = _stage_row(st)
     assert ("so the first fit's nets are kept" in row) == (kept == "first")
+    from scripts.cmd_train import _fit_summary
+
+    line = _fit_summary(st, 2, out / "latest.pt")
+    assert ("the first pass kept" in line) == (kept == "first")
+    assert f"after {st['reply_labels']} reply labels" in line or kept == "first"
+    trained = st["train_labels"] - (st["reply_labels"] if kept == "first" else 0)
+    assert line.startswith(f"fitted to {trained} labels,")
     if kept == "first":
         assert st["epochs"][st["best_epoch"]]["regret"] == pytest.approx(seen["regret"])
         assert st["second_pass"]["regret"] == pytest.approx(seen["regret"] + 1.0)
