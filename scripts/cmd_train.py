@@ -356,16 +356,16 @@ def _fit(args: argparse.Namespace) -> int:
 def _fit_summary(st: dict, epochs: int, path: Path) -> str:
     """The fit stage's closing line: labels, held-out regret before and after, and with
     reply labels which pass's nets were kept."""
+    from training.fit_stage import kept_train_labels
+
     e0, best = st["epochs"][0], st["epochs"][st["best_epoch"]]
-    trained = int(st["train_labels"])
     if st.get("kept_pass") == "first":
-        trained -= int(st["reply_labels"])
         passes = (f"; the first pass kept, the second with {st['reply_labels']} reply labels reached "
                   f"{st['second_pass']['regret']:.2f}")
     elif "reply_labels" in st:
         passes = f"; after {st['reply_labels']} reply labels"
     else:
         passes = ""
-    return (f"fitted to {trained} labels, {st['heldout_labels']} held out: held-out regret "
+    return (f"fitted to {kept_train_labels(st)} labels, {st['heldout_labels']} held out: held-out regret "
             f"{e0['regret']:.2f} -> {best['regret']:.2f} (epoch {st['best_epoch']} of {epochs}{passes}); "
             f"checkpoint {path}")

@@ -196,12 +196,18 @@ def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:
             extra["kept_pass"] = "second"
     writer.close()
     nets.load_state(best_state)
-    trained = int(len(train)) - (int(extra["reply_labels"]) if extra.get("kept_pass") == "first" else 0)
     stage = {"stage": "fit", "games": int(ck.get("games", 0)), "labelled": int(ck.get("labelled", 0)),
              "fit_config": cfg.to_dict(), "label_files": [f.name for f in files], "labels": int(len(boards)),
              "decisions": decisions, "train_labels": int(len(train)), "heldout_labels": int(len(hold)),
              "epochs": epochs, "best_epoch": best_epoch, **extra,
              "started_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime(t0)), "commit": commit}
     save_offline_stage(ck, nets, stage, out_dir, t0, cfg.eval_games, cfg.seed,
-                       labelled=int(ck.get("labelled", 0)) + (trained if best_epoch else 0))
+                       labelled=int(ck.get("labelled", 0)) + (kept_train_labels(stage) if best_epoch else 0))
     return stage
+
+
+def kept_train_labels(stage: dict[str, Any]) -> int:
+    """How many labels the kept nets of a fit stage trained on: without the reply labels when
+    the first pass was kept."""
+    replies = int(stage.get("reply_labels", 0)) if stage.get("kept_pass") == "first" else 0
+    return int(stage["train_labels"]) - replies
