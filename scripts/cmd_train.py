@@ -155,6 +155,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fit-holdout", type=float, default=fc.holdout,
                         help="fit: share of the decisions kept aside to measure the fit (the epoch of least held-out "
                              "regret is kept)")
+    parser.add_argument("--fit-ema", type=float, default=fc.ema,
+                        help="fit: measure and keep the moving average of the weights over the gradient steps, each "
+                             "step moving it 1 - EMA of the way (e.g. 0.9995); 0 (default) keeps the trained weights")
     add_ray_arguments(parser)
 
 
@@ -339,7 +342,7 @@ def _fit(args: argparse.Namespace) -> int:
         cfg = FitConfig(labels=tuple(str(p) for p in args.fit_labels), nets=tuple(dict.fromkeys(args.fit_nets)),
                         epochs=args.fit_epochs, lr=args.fit_lr, lr_final=args.fit_lr_final,
                         batch_size=args.batch_size, rank_weight=args.fit_rank_weight, holdout=args.fit_holdout,
-                        replies=args.fit_replies,
+                        replies=args.fit_replies, ema=args.fit_ema,
                         eval_games=args.eval_games, seed=args.seed)
     except ValueError as exc:
         raise CliError(f"--stage fit: {exc}") from None

@@ -155,6 +155,13 @@ def _rank_text(rc: dict) -> str:
     return f", plus {rc['rank_weight']} × the squared error of each result's equity less its decision's mean error"
 
 
+def _ema_text(fc: dict) -> str:
+    """How a fit stage averaged its weights (``--fit-ema``), if it did."""
+    ema = float(fc.get("ema", 0.0) or 0.0)
+    return (f", the nets measured and kept being the moving average of the weights over the steps (each step "
+            f"{1.0 - ema:.4g} of the way, `--fit-ema {ema:g}`)" if ema > 0 else "")
+
+
 def _second_pass_text(st: dict) -> str:
     """How the fit stage chose between its two passes (stages before the choice kept the second)."""
     if st.get("kept_pass") != "first":
@@ -230,7 +237,7 @@ def _stage_what(st: dict) -> str:
                 f"{int(st.get('train_labels', 0)) - replies:,} stored labels of refine runs ({len(st.get('label_files', []))} label "
                 f"files of `--refine-store`){reply_text}, {int(st.get('heldout_labels', 0)):,} more of other decisions held out; "
                 f"{fc.get('epochs')} epochs in batches of whole decisions of about {fc.get('batch_size')}, Adam lr "
-                f"{fc.get('lr')} → {fc.get('lr_final')}{_rank_text(fc)}; held-out regret of the nets' choice "
+                f"{fc.get('lr')} → {fc.get('lr_final')}{_rank_text(fc)}{_ema_text(fc)}; held-out regret of the nets' choice "
                 f"{e0.get('regret', 0):.2f} → {best.get('regret', 0):.2f} (epoch {st.get('best_epoch', 0)} kept), "
                 f"started {st.get('started_utc')} at commit {str(st.get('commit'))[:10]}")
     elif st.get("stage") == "race":

@@ -118,6 +118,7 @@ def fit_pass(nets: TorchNets, cfg: FitConfig, boards: np.ndarray, targets: np.nd
     epochs = [{"epoch": 0, "lr": 0.0, "loss": None, **first}]
     log.info("%s: before, held-out %s", tag, first)
     best_epoch, best_state = 0, nets.state()
+    average = WeightAverage(nets, cfg.nets, cfg.ema) if cfg.ema > 0 else None
     for epoch in range(1, cfg.epochs + 1):
         lr = cfg.lr * (cfg.lr_final / cfg.lr) ** ((epoch - 1) / max(1, cfg.epochs - 1))
         losses = []
@@ -125,6 +126,12 @@ def fit_pass(nets: TorchNets, cfg: FitConfig, boards: np.ndarray, targets: np.nd
             r = train[rows]
             for loss, n in nets.train_step(boards[r], targets[r], opts, lr, groups[r], cfg.rank_weight).values():
                 losses.append(loss * n)
+            if average is not None:
+                average.update()
+        trained = None
+        if average is not None:  # measure (and maybe keep) the average; train on from the trained weights
+            trained = nets.state()
+            average.load_into_nets()
         fig = heldout_figures(nets, boards[hold], targets[hold], groups[hold])
         epochs.append({"epoch": epoch, "lr": lr, "loss": float(np.sum(losses) / max(1, len(train))), **fig})
         for key in ("mse", "regret", "agree"):
@@ -133,7 +140,35 @@ def fit_pass(nets: TorchNets, cfg: FitConfig, boards: np.ndarray, targets: np.nd
         log.info("%s: epoch %d, lr %.2g, train loss %.5f, held-out %s", tag, epoch, lr, epochs[-1]["loss"], fig)
         if fig["regret"] < epochs[best_epoch]["regret"]:
             best_epoch, best_state = epoch, nets.state()
+        if trained is not None:
+            nets.load_state(trained)
     return epochs, best_epoch, best_state
+
+
+class WeightAverage:
+    """Exponential moving average of the parameters of some of the nets, over gradient
+    steps: each :meth:`update` moves the average ``1 - decay`` of the way to the weights."""
+
+    def __init__(self, nets: TorchNets, names: tuple[str, ...], decay: float) -> None:
+        self.nets, self.names, self.decay = nets, names, decay
+        self.params = {n: [p.detach().clone() for p in nets.modules[n].parameters()] for n in names}
+
+    def update(self) -> None:
+        import torch
+
+        with torch.no_grad():
+            for n in self.names:
+                for avg, p in zip(self.params[n], self.nets.modules[n].parameters()):
+                    avg.mul_(self.decay).add_(p.detach(), alpha=1.0 - self.decay)
+
+    def load_into_nets(self) -> None:
+        """Copy the averages into the nets' parameters."""
+        import torch
+
+        with torch.no_grad():
+            for n in self.names:
+                for avg, p in zip(self.params[n], self.nets.modules[n].parameters()):
+                    p.copy_(avg)
 
 
 def fit_stage(cfg: FitConfig, resume: Path, out_dir: Path) -> dict[str, Any]:

@@ -253,3 +253,50 @@ def test_fit_stage_records_the_commit_it_started_from_not_one_made_while_it_ran(
             "--fit-epochs", "1", "--fit-holdout", "0.3", "--batch-size", "64", "--eval-games", "0", "--seed", "5"]
     assert main(args) == 0
     assert load_checkpoint(out / "latest.pt")["stages"][-1]["commit"] == "a" * 40
+
+
+def test_weight_average_moves_one_minus_decay_of_the_way_to_the_weights_each_step():
+    import torch
+
+    from training.fit_stage import WeightAverage
+
+    ck = load_checkpoint("models/tabla.pt")
+    nets = TorchNets({n: NetConfig(**d["net_config"]) for n, d in ck["nets"].items()}, default_bearoff())
+    nets.load_state(ck["nets"])
+    fc1 = nets.modules["contact"].fc1.weight
+    start = fc1.detach().clone()
+    avg = WeightAverage(nets, ("contact",), 0.75)
+    with torch.no_grad():
+        fc1.add_(1.0)  # the trained weights move by 1: the average by a quarter of it
+    avg.update()
+    avg.update()  # again: 0.25 + 0.75 * 0.25 = 0.4375 of the way
+    race_before = nets.modules["race"].fc1.weight.detach().clone()
+    avg.load_into_nets()
+    assert torch.allclose(fc1, start + 0.4375, atol=1e-6)
+    assert torch.equal(nets.modules["race"].fc1.weight, race_before)  # nets not averaged are left alone
+
+
+def test_fit_with_ema_keeps_the_average_and_trains_on_from_the_trained_weights(tmp_path):
+    store = tmp_path / "store"
+    _store_two_ply_labels(store, plies=12)
+    base = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(store), "--fit-epochs", "2",
+            "--fit-lr", "1e-3", "--fit-lr-final", "1e-3", "--fit-holdout", "0.3", "--batch-size", "64",
+            "--eval-games", "0", "--seed", "5"]
+    assert main(base + ["--out", str(tmp_path / "plain")]) == 0
+    assert main(base + ["--out", str(tmp_path / "ema"), "--fit-ema", "0.9"]) == 0
+    plain = load_checkpoint(tmp_path / "plain" / "latest.pt")["stages"][-1]
+    ema = load_checkpoint(tmp_path / "ema" / "latest.pt")["stages"][-1]
+    assert ema["fit_config"]["ema"] == 0.9
+    # the same gradient steps: training goes on from the trained weights, not the average
+    assert [e["loss"] for e in ema["epochs"]] == pytest.approx([e["loss"] for e in plain["epochs"]], rel=1e-6)
+    # but what is measured after each epoch is the average, not the trained weights
+    assert ema["epochs"][0]["mse"] == plain["epochs"][0]["mse"]
+    assert ema["epochs"][1]["mse"] != pytest.approx(plain["epochs"][1]["mse"], rel=1e-6)
+
+
+def test_fit_refuses_an_ema_decay_outside_zero_to_one(tmp_path, capsys):
+    args = ["train", "--stage", "fit", "--resume", "models/tabla.pt", "--fit-labels", str(tmp_path),
+            "--out", str(tmp_path / "o"), "--fit-ema", "1.0"]
+    assert main(args) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ema must be at least 0 and below 1" in err[0]
