@@ -41,24 +41,37 @@ def test_numpy_inference_equals_torch():
     assert isinstance(NumpyNet(cfg, numpy_weights(net)), Evaluator)
 
 
-def test_small_batches_skip_zero_inputs_with_the_same_values_whatever_the_batch():
-    # batches up to SPARSE_MAX_ROWS sum only the non-zero inputs, row by row: the dense
-    # product's values, and a position's value is the same alone or in any small batch
-    from models.network import SPARSE_MAX_ROWS
+def test_hidden_sums_from_an_anchor_row_equal_the_dense_product():
+    # a row is summed over its non-zero inputs or, when it differs from the last directly
+    # summed row in fewer inputs, as that row's sum plus the differences: the dense
+    # product's values either way, within float rounding
+    from engine.movegen import legal_results
+
+    from models.network import _hidden_anchored
     cfg, net = _net(seed=3)
     numpy_net = NumpyNet(cfg, numpy_weights(net))
-    boards = random_game_positions(np.random.default_rng(4), SPARSE_MAX_ROWS)
-    xb = numpy_net._input_buffer(len(boards))
-    encode(boards, out=xb)
-    assert (xb == 0).mean() > 0.5
-    small = numpy_net.evaluate(boards)
+    start = random_game_positions(np.random.default_rng(4), 6)
+    # the plays of a few rolls (neighbours that differ in a few inputs) and unrelated positions
+    boards = np.concatenate([legal_results(b, 6, 4) for b in start[:3]] + [start])
+    x = encode(boards)
+    assert (x == 0).mean() > 0.5
+    h = np.empty((len(x), cfg.hidden), np.float32)
+    _hidden_anchored(x, numpy_net._neg_w1, numpy_net._neg_b1, h)
+    dense = -(x.astype(np.float64) @ numpy_net.w1.astype(np.float64) + numpy_net.b1)
+    np.testing.assert_allclose(h, dense, atol=2e-4)
     with torch.no_grad():
-        dense = net(torch.from_numpy(xb[:, :-1])).numpy()
-    np.testing.assert_allclose(small, dense, atol=1e-6)
+        ref = net(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(numpy_net.evaluate(boards), ref, atol=2e-6)
+
+
+def test_a_position_alone_and_first_in_a_batch_is_summed_directly():
+    # no anchor before the first row: its value is the same alone or leading any batch
+    cfg, net = _net(seed=5)
+    numpy_net = NumpyNet(cfg, numpy_weights(net))
+    boards = random_game_positions(np.random.default_rng(6), 40)
     alone = np.concatenate([numpy_net.evaluate(boards[i:i + 1]) for i in range(len(boards))])
-    in_sevens = np.concatenate([numpy_net.evaluate(boards[i:i + 7]) for i in range(0, len(boards), 7)])
-    np.testing.assert_array_equal(small, alone)
-    np.testing.assert_array_equal(small, in_sevens)
+    leading = np.array([numpy_net.evaluate(np.roll(boards, -i, axis=0))[0] for i in range(len(boards))])
+    np.testing.assert_array_equal(alone, leading)
 
 
 def test_checkpoint_round_trip(tmp_path):
