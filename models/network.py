@@ -49,10 +49,11 @@ def _hidden_anchored(x, w, bias, h):
     differences. The plays of one roll, and the replies to one position, are neighbours in
     a batch and differ in about a third of their non-zero inputs, so most rows take the
     second way: about half the time of the direct sums, and of a BLAS product for the
-    thousands of rows of a 2-ply search, on this project's 2-core machines. A
-    row's sum may then differ from its direct sum by float rounding (a few 1e-5 of the
-    hidden inputs, a few 1e-7 of the probabilities), so a position's value can depend on its neighbours in the batch in the last
-    digits of float32; a batch's first row, and a batch of one, are summed directly.
+    thousands of rows of a 2-ply search, on this project's 2-core machines. A row's sum may
+    then differ from its direct sum by float rounding (a few 1e-5 of the hidden inputs, a
+    few 1e-7 of the probabilities), so a position's value can depend on its neighbours in
+    the batch in the last digits of float32; a batch's first row, and a batch of one, are
+    summed directly.
     """
     n_rows, n_in = x.shape
     n_hid = w.shape[1]
