@@ -57,6 +57,7 @@ def _hidden_anchored(x, w, bias, h):
     """
     n_rows, n_in = x.shape
     n_hid = w.shape[1]
+    no_inputs = np.zeros(n_in, x.dtype)  # what a directly summed row differs from
     anchor = -1
     for n in range(n_rows):
         from_anchor = False
@@ -71,22 +72,17 @@ def _hidden_anchored(x, w, bias, h):
                     differ += 1
             from_anchor = differ < nonzero
         if from_anchor:
-            for k in range(n_hid):
-                h[n, k] = h[anchor, k]
-            for i in range(n_in):
-                d = x[n, i] - x[anchor, i]
-                if d != 0.0:
-                    for k in range(n_hid):
-                        h[n, k] += d * w[i, k]
+            base, ref = h[anchor], x[anchor]
         else:
-            for k in range(n_hid):
-                h[n, k] = bias[k]
-            for i in range(n_in):
-                v = x[n, i]
-                if v != 0.0:
-                    for k in range(n_hid):
-                        h[n, k] += v * w[i, k]
+            base, ref = bias, no_inputs
             anchor = n
+        for k in range(n_hid):
+            h[n, k] = base[k]
+        for i in range(n_in):
+            d = x[n, i] - ref[i]
+            if d != 0.0:
+                for k in range(n_hid):
+                    h[n, k] += d * w[i, k]
 
 
 @njit(cache=True, fastmath=True)
